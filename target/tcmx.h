@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcmx: the interface between the target core (tcmx_core), its backends
+ * (tcmx_rd) and its fabrics (tcmx_loop).
+ *
+ * A fabric knows nothing of backends and a backend nothing of fabrics: the
+ * core sits between them.  A fabric embeds a struct tcmx_cmd in its own
+ * per-command state (the SCSI command's private area for the loopback), fills
+ * in the fields marked "fabric" and calls tcmx_submit_cmd().  The core looks
+ * up the LUN under RCU, decodes the CDB once and runs the command; when the
+ * command is done it calls the fabric's ->queue_status().  On the READ/WRITE
+ * fast path nothing allocates, locks or sleeps, and ->queue_status() runs in
+ * the submitting context unless the backend deferred the command.
+ */
+#ifndef TCMX_H
+#define TCMX_H
+
+#include <linux/configfs.h>
+#include <linux/dma-direction.h>
+#include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#define TCMX_VERSION		"0.1"
+#define TCMX_SENSE_BUFFER_LEN	96	/* == SCSI_SENSE_BUFFERSIZE */
+#define TCMX_FIXED_SENSE_LEN	18
+#define TCMX_MAX_LUN		65536	/* lun_0 .. lun_65535 */
+
+/*
+ * How a command ends.  TCMX_SENSE_NONE is GOOD status; every other value but
+ * TCMX_SENSE_DEFERRED and TCMX_SENSE_BUSY is a CHECK CONDITION whose sense
+ * data the core builds from one table (transport.c).  Nobody else builds
+ * sense bytes.
+ */
+enum tcmx_sense {
+	TCMX_SENSE_NONE = 0,
+	TCMX_SENSE_DEFERRED,		/* tcmx_complete_cmd() comes later */
+	TCMX_SENSE_BUSY,		/* SAM BUSY, no sense data */
+	TCMX_SENSE_INVALID_OPCODE,	/* 05/20/00 */
+	TCMX_SENSE_INVALID_CDB_FIELD,	/* 05/24/00 */
+	TCMX_SENSE_INVALID_PARAM_FIELD,	/* 05/26/00 */
+	TCMX_SENSE_PARAM_LIST_LENGTH,	/* 05/1a/00 */
+	TCMX_SENSE_LBA_OUT_OF_RANGE,	/* 05/21/00 */
+	TCMX_SENSE_LUN_NOT_SUPPORTED,	/* 05/25/00 */
+	TCMX_SENSE_SAVING_NOT_SUPPORTED,	/* 05/39/00 */
+	TCMX_SENSE_SPACE_ALLOC_FAILED,	/* 07/27/07 */
+	TCMX_SENSE_WRITE_PROTECTED,	/* 07/27/00 */
+	TCMX_SENSE_INTERNAL_ERROR,	/* 04/44/00 */
+	TCMX_SENSE_MAX
+};
+
+struct tcmx_cmd;
+struct tcmx_dev;
+struct tcmx_fabric;
+struct tcmx_lun;
+struct tcmx_tpg;
+struct tcmx_wwn;
+
+typedef enum tcmx_sense (*tcmx_execute_fn)(struct tcmx_cmd *cmd);
+
+/* One SCSI command.  Lives in the fabric's per-command memory. */
+struct tcmx_cmd {
+	/* fabric: set before tcmx_submit_cmd() */
+	struct tcmx_tpg		*tpg;
+	u64			lun_id;		/* unpacked LUN */
+	const u8		*cdb;
+	struct scatterlist	*sgl;
+	unsigned int		sg_nents;
+	u32			data_len;	/* size of the initiator's buffer */
+	enum dma_data_direction	data_dir;
+	u8			*sense;		/* TCMX_SENSE_BUFFER_LEN bytes */
+
+	/* core: valid once the command is parsed */
+	struct tcmx_lun		*lun;		/* NULL: no such LUN */
+	struct tcmx_dev		*dev;
+	u64			lba;
+	u32			nr_blocks;
+	u32			xfer_len;	/* bytes moved to/from sgl */
+	u8			status;		/* SAM status for the fabric */
+	u8			sense_len;	/* valid bytes in ->sense */
+	bool			fua;
+	tcmx_execute_fn		execute;
+
+	/* for a backend's or the core's slow path only */
+	struct work_struct	work;
+};
+
+/* Device attributes shown under <dev>/attrib; all "%u\n" in configfs. */
+struct tcmx_dev_attrib {
+	u32 emulate_model_alias;
+	u32 emulate_dpo;
+	u32 emulate_fua_write;
+	u32 emulate_fua_read;
+	u32 emulate_write_cache;
+	u32 emulate_ua_intlck_ctrl;
+	u32 emulate_tas;
+	u32 emulate_tpu;
+	u32 emulate_tpws;
+	u32 emulate_caw;
+	u32 emulate_3pc;
+	u32 emulate_pr;
+	u32 pi_prot_type;
+	u32 pi_prot_format;
+	u32 pi_prot_verify;
+	u32 enforce_pr_isids;
+	u32 is_nonrot;
+	u32 emulate_rest_reord;
+	u32 force_pr_aptpl;
+	u32 block_size;
+	u32 optimal_sectors;
+	u32 queue_depth;
+	u32 max_unmap_lba_count;
+	u32 max_unmap_block_desc_count;
+	u32 unmap_granularity;
+	u32 unmap_granularity_alignment;
+	u32 unmap_zeroes_data;
+	u32 max_write_same_len;
+	u32 alua_support;
+	u32 pgr_support;
+	/* read-only, set from the backend when the device is enabled */
+	u32 hw_block_size;
+	u32 hw_max_sectors;
+	u32 hw_queue_depth;
+	u32 hw_pi_prot_type;
+};
+
+/* Identification shown under <dev>/wwn and in INQUIRY. */
+struct tcmx_t10_wwn {
+	char vendor[8 + 1];
+	char model[16 + 1];
+	char revision[4 + 1];
+	char unit_serial[253 + 1];
+	u32 company_id;		/* IEEE OUI, 24 bits */
+};
+
+/* An ALUA target port group of a device (<dev>/alua/<name>). */
+struct tcmx_tg_pt_gp {
+	struct config_group	group;
+	struct tcmx_dev		*dev;
+	struct list_head	node;		/* dev->tg_pt_gps */
+	u16			id;
+	u8			access_state;	/* 0,1,2,3,4,14,15 */
+	u8			access_status;	/* 0 none, 1 explicit, 2 implicit */
+	u8			access_type;	/* bit 0 implicit, bit 1 explicit */
+	u8			supported;	/* TCMX_ALUA_SUP_* bits */
+	u8			preferred;
+	u8			write_metadata;
+	u32			nonop_delay_msecs;
+	u32			trans_delay_msecs;
+	u32			implicit_trans_secs;
+	int			nr_members;
+};
+
+#define TCMX_ALUA_SUP_TRANSITIONING	BIT(7)
+#define TCMX_ALUA_SUP_OFFLINE		BIT(6)
+#define TCMX_ALUA_SUP_LBA_DEPENDENT	BIT(4)
+#define TCMX_ALUA_SUP_UNAVAILABLE	BIT(3)
+#define TCMX_ALUA_SUP_STANDBY		BIT(2)
+#define TCMX_ALUA_SUP_NONOPTIMIZED	BIT(1)
+#define TCMX_ALUA_SUP_OPTIMIZED		BIT(0)
+
+struct tcmx_stats {
+	u64 cmds;
+	u64 read_bytes;
+	u64 write_bytes;
+};
+
+struct tcmx_hba {
+	struct config_group		group;
+	const struct tcmx_backend_ops	*ops;
+	u32				id;	/* the N of <plugin>_<N> */
+};
+
+/* A backstore device (core/<plugin>_<N>/<name>). */
+struct tcmx_dev {
+	struct config_group		group;
+	struct config_group		attrib_group;
+	struct config_group		wwn_group;
+	struct config_group		pr_group;
+	struct config_group		alua_group;
+	struct config_group		stats_group;
+	struct tcmx_tg_pt_gp		default_tg_pt_gp;
+
+	struct tcmx_hba			*hba;
+	const struct tcmx_backend_ops	*ops;
+	void				*priv;		/* backend's */
+
+	/* hot, read-only while exported */
+	u64				nr_blocks;	/* capacity in blocks */
+	u32				block_size;	/* == attrib.block_size */
+	u8				block_shift;
+
+	u64				size_bytes;	/* set by ->enable() */
+	bool				enabled;
+	int				export_count;	/* linked LUNs */
+	u16				next_rtpi;
+	struct mutex			lock;		/* slow-path state */
+	struct list_head		tg_pt_gps;
+	struct tcmx_dev_attrib		attrib;
+	struct tcmx_t10_wwn		t10;
+	char				alias[256];
+	char				udev_path[256];
+	struct tcmx_stats __percpu	*stats;
+};
+
+/* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */
+struct tcmx_wwn {
+	struct config_group		group;
+	struct config_group		param_group;
+	struct config_group		stats_group;
+	struct tcmx_fabric		*fabric;
+	int				cmd_compl_affinity;
+};
+
+/* A target portal group (<wwn>/tpgt_<tag>): embedded in the fabric's. */
+struct tcmx_tpg {
+	struct config_group		group;
+	struct config_group		lun_group;
+	struct config_group		attrib_group;
+	struct config_group		param_group;
+	struct tcmx_wwn			*wwn;
+	u16				tag;
+	struct xarray			luns;	/* index -> tcmx_lun, RCU */
+	int				nr_linked;
+};
+
+/* A LUN of a TPG (<tpg>/lun/lun_<index>). */
+struct tcmx_lun {
+	struct config_group		group;
+	struct tcmx_tpg			*tpg;
+	u64				index;
+	struct tcmx_dev			*dev;		/* NULL while unlinked */
+	struct percpu_ref		ref;		/* in-flight commands */
+	struct completion		drained;
+	struct tcmx_tg_pt_gp		*tg_pt_gp;
+	u16				rtpi;		/* relative target port id */
+	void				*fabric_priv;
+};
+
+/* A backstore type, e.g. "rd_mcp". */
+struct tcmx_backend_ops {
+	const char	*name;
+	struct module	*owner;
+	const char	*version;	/* for hba_info, e.g. "v5.0" */
+	u32		hw_queue_depth;
+	u32		hw_max_sectors;
+
+	/* slow path, process context, device mutex held */
+	int	(*alloc_dev)(struct tcmx_dev *dev);	/* sets dev->priv */
+	void	(*free_dev)(struct tcmx_dev *dev);
+	/* "control": parse tokens; return count or -errno */
+	ssize_t	(*set_params)(struct tcmx_dev *dev, const char *buf,
+			      size_t count);
+	/* "info" after the core's first line; returns bytes written */
+	ssize_t	(*show_params)(struct tcmx_dev *dev, char *buf);
+	/* validate configuration, set dev->size_bytes */
+	int	(*enable)(struct tcmx_dev *dev);
+
+	/*
+	 * Fast path: move cmd->nr_blocks blocks at cmd->lba between the
+	 * device and cmd->sgl (cmd->data_dir says which way).  May run in
+	 * atomic context.  Returns a sense code or TCMX_SENSE_DEFERRED, in
+	 * which case the backend calls tcmx_complete_cmd() later.
+	 */
+	enum tcmx_sense (*execute_rw)(struct tcmx_cmd *cmd);
+	/* optional: SYNCHRONIZE CACHE; NULL means nothing to flush */
+	enum tcmx_sense (*sync_cache)(struct tcmx_cmd *cmd);
+};
+
+/* A fabric type, e.g. "loopback". */
+struct tcmx_fabric_ops {
+	const char	*name;		/* configfs directory name */
+	struct module	*owner;
+	const char	*version;	/* <fabric>/version */
+	u16		max_tpgt;	/* tpgt_<t> with t < max_tpgt */
+
+	/* slow path, process context */
+	struct tcmx_wwn	*(*make_wwn)(struct tcmx_fabric *tf, const char *name);
+	void		(*drop_wwn)(struct tcmx_wwn *wwn);	/* frees */
+	struct tcmx_tpg	*(*make_tpg)(struct tcmx_wwn *wwn, u16 tag);
+	void		(*drop_tpg)(struct tcmx_tpg *tpg);	/* frees */
+	/* a LUN was linked (device reachable) / is about to be unlinked */
+	int		(*post_link)(struct tcmx_lun *lun);
+	void		(*pre_unlink)(struct tcmx_lun *lun);
+
+	/* command done: cmd->status, ->sense, ->xfer_len are final */
+	void		(*queue_status)(struct tcmx_cmd *cmd);
+
+	/* extra files in tpgt_<t>/ and tpgt_<t>/attrib/, NULL-terminated */
+	struct configfs_attribute **tpg_attrs;
+	struct configfs_attribute **tpg_attrib_attrs;
+};
+
+static inline struct tcmx_tpg *tcmx_item_to_tpg(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_tpg, group);
+}
+
+static inline struct tcmx_tpg *tcmx_attrib_item_to_tpg(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_tpg,
+			    attrib_group);
+}
+
+static inline const char *tcmx_dev_name(struct tcmx_dev *dev)
+{
+	return config_item_name(&dev->group.cg_item);
+}
+
+static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
+{
+	return config_item_name(&wwn->group.cg_item);
+}
+
+/* transport.c */
+void tcmx_submit_cmd(struct tcmx_cmd *cmd);
+void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense);
+void tcmx_cmd_set_sense(struct tcmx_cmd *cmd, enum tcmx_sense sense);
+size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf,
+			    size_t len);
+size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len);
+
+/* registration */
+int tcmx_register_backend(const struct tcmx_backend_ops *ops);
+void tcmx_unregister_backend(const struct tcmx_backend_ops *ops);
+int tcmx_register_fabric(const struct tcmx_fabric_ops *ops);
+void tcmx_unregister_fabric(const struct tcmx_fabric_ops *ops);
+
+#endif /* TCMX_H */
