@@ -245,6 +245,7 @@ struct tcmx_backend_ops {
 	const char	*name;
 	struct module	*owner;
 	const char	*version;	/* for hba_info, e.g. "v5.0" */
+	const char	*product;	/* default INQUIRY product id */
 	u32		hw_queue_depth;
 	u32		hw_max_sectors;
 
