@@ -8,6 +8,7 @@
 
 #include <linux/module.h>
 #include <linux/namei.h>
+#include <linux/slab.h>
 #include <linux/utsname.h>
 #include "tcmx_core.h"
 
@@ -39,42 +40,44 @@ static ssize_t tcmx_root_dbroot_show(struct config_item *item, char *page)
 static ssize_t tcmx_root_dbroot_store(struct config_item *item,
 				      const char *page, size_t count)
 {
-	char path[TCMX_DBROOT_MAX];
+	size_t len = strcspn(page, "\n");
 	struct path p;
-	size_t len = count;
+	char *path;
 	int ret;
 
-	if (len && page[len - 1] == '\n')
-		len--;
-	if (!len || len >= sizeof(path) || page[0] != '/') {
+	if (!len || len >= TCMX_DBROOT_MAX || page[0] != '/') {
 		pr_err("dbroot: need an absolute path shorter than %d bytes\n",
 		       TCMX_DBROOT_MAX);
 		return -EINVAL;
 	}
-	memcpy(path, page, len);
-	path[len] = '\0';
+	path = kmemdup_nul(page, len, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
 
 	ret = kern_path(path, LOOKUP_FOLLOW, &p);
 	if (ret) {
 		pr_err("dbroot: %s: no such directory\n", path);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
-	if (!d_is_dir(p.dentry)) {
-		path_put(&p);
-		pr_err("dbroot: %s is not a directory\n", path);
-		return -ENOTDIR;
-	}
+	ret = d_is_dir(p.dentry) ? 0 : -ENOTDIR;
 	path_put(&p);
+	if (ret) {
+		pr_err("dbroot: %s is not a directory\n", path);
+		goto out;
+	}
 
 	mutex_lock(&tcmx_cfs_mutex);
 	if (tcmx_dev_count && strcmp(path, tcmx_dbroot)) {
-		mutex_unlock(&tcmx_cfs_mutex);
 		pr_err("dbroot: cannot change while devices exist\n");
-		return -EBUSY;
+		ret = -EBUSY;
+	} else {
+		strscpy(tcmx_dbroot, path, sizeof(tcmx_dbroot));
 	}
-	strscpy(tcmx_dbroot, path, sizeof(tcmx_dbroot));
 	mutex_unlock(&tcmx_cfs_mutex);
-	return count;
+out:
+	kfree(path);
+	return ret ?: count;
 }
 
 CONFIGFS_ATTR_RO(tcmx_root_, version);
@@ -115,12 +118,9 @@ static int __init tcmx_core_init(void)
 {
 	int ret;
 
-	ret = tcmx_transport_init();
-	if (ret)
-		return ret;
 	ret = tcmx_fabric_dir_init();
 	if (ret)
-		goto out_transport;
+		return ret;
 
 	config_group_init(&tcmx_subsys.su_group);
 	mutex_init(&tcmx_subsys.su_mutex);
@@ -144,8 +144,6 @@ out_core_dir:
 	tcmx_core_dir_exit();
 out_fabric:
 	tcmx_fabric_dir_exit();
-out_transport:
-	tcmx_transport_exit();
 	return ret;
 }
 
@@ -154,7 +152,6 @@ static void __exit tcmx_core_exit(void)
 	configfs_unregister_subsystem(&tcmx_subsys);
 	tcmx_core_dir_exit();
 	tcmx_fabric_dir_exit();
-	tcmx_transport_exit();
 	pr_info("tcmx target core unloaded\n");
 }
 

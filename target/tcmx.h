@@ -222,6 +222,7 @@ struct tcmx_tpg {
 	struct config_group		attrib_group;
 	struct config_group		param_group;
 	struct tcmx_wwn			*wwn;
+	const struct tcmx_fabric_ops	*ops;	/* == wwn's fabric ops */
 	u16				tag;
 	struct xarray			luns;	/* index -> tcmx_lun, RCU */
 	int				nr_linked;
@@ -275,7 +276,7 @@ struct tcmx_backend_ops {
 struct tcmx_fabric_ops {
 	const char	*name;		/* configfs directory name */
 	struct module	*owner;
-	const char	*version;	/* <fabric>/version */
+	const char	*version;	/* <fabric>/version, no newline */
 	u16		max_tpgt;	/* tpgt_<t> with t < max_tpgt */
 
 	/* slow path, process context */

@@ -57,10 +57,6 @@ int tcmx_fabric_dir_init(void);
 void tcmx_fabric_dir_exit(void);
 struct config_group *tcmx_fabric_make_dir(const char *name);
 
-/* transport.c */
-int tcmx_transport_init(void);
-void tcmx_transport_exit(void);
-
 /*
  * sbc.c / spc.c.  tcmx_parse_cdb() runs once per command, on the fast path:
  * it decodes READ/WRITE itself (setting cmd->lba, ->nr_blocks, ->fua and
