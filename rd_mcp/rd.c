@@ -1,12 +1,585 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: replaced by the real rd.c */
+/*
+ * tcmx_rd: the rd_mcp ramdisk backstore.
+ *
+ * Memory is taken only for data actually written.  A device is a two-level
+ * table: a top array, allocated at enable, with one pointer per leaf; a leaf
+ * is one page of struct page pointers (512 on 64-bit, 2 MiB of data).  Leaves
+ * and data pages are allocated on first write, filled, then published with
+ * cmpxchg(); a racing writer that loses frees its copy.  Readers load the
+ * pointers with acquire semantics and read holes as zeroes.  Nothing is ever
+ * unpublished before free_dev(), so the fast path takes no lock.
+ *
+ * The fast path may run in atomic context: it allocates with GFP_NOWAIT and,
+ * if that fails, hands the command to a worker that may reclaim (but never
+ * invokes the OOM killer).  Below a floor of available memory, writes that
+ * need new pages fail with SPACE ALLOCATION FAILED instead of pushing the
+ * machine into OOM.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmstat.h>
+#include <linux/workqueue.h>
 #include "tcmx.h"
-static struct tcmx_backend_ops rd_ops = { .name = "rd_mcp", .owner = THIS_MODULE };
-static int __init rd_init(void) { return tcmx_register_backend(&rd_ops); }
-static void __exit rd_exit(void) { tcmx_unregister_backend(&rd_ops); }
+
+/*
+ * Largest command in blocks: 4 MiB at 512-byte blocks, 32 MiB at 4 KiB.
+ * Far above what the Linux initiator sends by default (max_sectors_kb 1280),
+ * so it never limits throughput, but it bounds the copy one command does in
+ * atomic context and the memory one deferred write can allocate.
+ */
+#define RD_MAX_SECTORS		8192
+#define RD_QUEUE_DEPTH		128
+#define RD_INFO_MAX		256	/* show_params() output bound */
+
+#define RD_LEAF_PAGES		(PAGE_SIZE / sizeof(struct page *))
+#define RD_LEAF_SHIFT		ilog2(RD_LEAF_PAGES)
+#define RD_LEAF_MASK		(RD_LEAF_PAGES - 1)
+
+struct rd_leaf {
+	struct page *pages[RD_LEAF_PAGES];
+};
+
+static_assert(sizeof(struct rd_leaf) == PAGE_SIZE);
+
+/* What user space wrote to "control". */
+struct rd_params {
+	int	pages;		/* 0: never set */
+	bool	nullio;
+	bool	dummy;
+	bool	overcommit;
+};
+
+struct rd_dev {
+	/* hot: read-only once enabled */
+	struct rd_leaf		**leaves;	/* nr_leaves slots, or NULL */
+	u64			size;		/* bytes; 0 until enabled */
+	bool			nullio;
+
+	bool			enabled;
+	unsigned long		nr_leaves;
+	struct rd_params	p;
+	struct tcmx_dev		*dev;
+
+	/* written on first touch only; kept off the hot fields' cache line */
+	atomic_long_t		pages_used ____cacheline_aligned_in_smp;
+	atomic_long_t		leaves_used;
+	atomic_long_t		alloc_failed;
+};
+
+static unsigned int min_avail_pct = 3;
+module_param(min_avail_pct, uint, 0444);
+MODULE_PARM_DESC(min_avail_pct,
+		 "Fail writes that need new ramdisk pages with SPACE ALLOCATION FAILED once available memory drops below this percentage of RAM (1-50, default 3)");
+
+static unsigned long rd_floor_pages;	/* min_avail_pct of RAM, in pages */
+static struct workqueue_struct *rd_wq;
+
+/* ---------------------------------------------------------------------- */
+/* Copying between a command's scatterlist and ramdisk memory.             */
+
+struct rd_sg_pos {
+	struct scatterlist	*sg;
+	unsigned int		off;	/* bytes consumed in *sg */
+};
+
+enum rd_xfer {
+	RD_TO_SG,	/* read: ramdisk -> initiator buffer */
+	RD_ZERO_SG,	/* read of a hole */
+	RD_FROM_SG,	/* write: initiator buffer -> ramdisk */
+};
+
+/* Move @len bytes at @buf; false if the scatterlist is shorter. */
+static bool rd_sg_xfer(struct rd_sg_pos *pos, void *buf, size_t len,
+		       enum rd_xfer dir)
+{
+	while (len) {
+		struct scatterlist *sg = pos->sg;
+		size_t at, n;
+		struct page *pg;
+		void *va;
+
+		if (unlikely(!sg))
+			return false;
+		at = sg->offset + pos->off;
+		pg = nth_page(sg_page(sg), at >> PAGE_SHIFT);
+		at = offset_in_page(at);
+		n = min3(len, (size_t)(sg->length - pos->off), PAGE_SIZE - at);
+
+		va = kmap_local_page(pg);
+		if (dir == RD_FROM_SG) {
+			memcpy(buf, va + at, n);
+			buf += n;
+		} else {
+			if (dir == RD_TO_SG) {
+				memcpy(va + at, buf, n);
+				buf += n;
+			} else {
+				memset(va + at, 0, n);
+			}
+			flush_dcache_page(pg);
+		}
+		kunmap_local(va);
+
+		len -= n;
+		pos->off += n;
+		if (pos->off >= sg->length) {
+			pos->sg = sg_next(sg);
+			pos->off = 0;
+		}
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The page table.                                                        */
+
+/*
+ * The acquire loads pair with the cmpxchg() that published the leaf or
+ * page: its contents (zeroes, data) are visible before the pointer.
+ */
+static struct page *rd_lookup(struct rd_dev *rd, pgoff_t idx)
+{
+	struct rd_leaf *leaf;
+
+	/* pairs with cmpxchg() in rd_slot() */
+	leaf = smp_load_acquire(&rd->leaves[idx >> RD_LEAF_SHIFT]);
+	if (!leaf)
+		return NULL;
+	/* pairs with cmpxchg() in rd_write_new() */
+	return smp_load_acquire(&leaf->pages[idx & RD_LEAF_MASK]);
+}
+
+/* The slot for page @idx, allocating its leaf if needed; NULL: no memory. */
+static struct page **rd_slot(struct rd_dev *rd, pgoff_t idx, gfp_t gfp)
+{
+	struct rd_leaf **lp = &rd->leaves[idx >> RD_LEAF_SHIFT];
+	struct rd_leaf *leaf;
+
+	/* pairs with the cmpxchg() below, on another CPU */
+	leaf = smp_load_acquire(lp);
+	if (!leaf) {
+		struct rd_leaf *new;
+
+		new = (struct rd_leaf *)__get_free_page(gfp | __GFP_ZERO);
+		if (!new)
+			return NULL;
+		leaf = cmpxchg(lp, NULL, new);
+		if (leaf) {
+			free_page((unsigned long)new);
+		} else {
+			leaf = new;
+			atomic_long_inc(&rd->leaves_used);
+		}
+	}
+	return &leaf->pages[idx & RD_LEAF_MASK];
+}
+
+/*
+ * Cheap on the common path: one global counter read while free memory is
+ * plentiful; si_mem_available() (reclaimable memory included) only near the
+ * floor.
+ */
+static bool rd_memory_low(void)
+{
+	if (global_zone_page_state(NR_FREE_PAGES) > 2 * rd_floor_pages)
+		return false;
+	return si_mem_available() < (long)rd_floor_pages;
+}
+
+static enum tcmx_sense rd_space_failed(struct rd_dev *rd)
+{
+	atomic_long_inc(&rd->alloc_failed);
+	pr_warn_ratelimited("rd_mcp_%u/%s: no memory for new ramdisk pages (available memory below %u%% of RAM or allocation failed): WRITE fails with SPACE ALLOCATION FAILED\n",
+			    rd->dev->hba->id, tcmx_dev_name(rd->dev),
+			    min_avail_pct);
+	return TCMX_SENSE_SPACE_ALLOC_FAILED;
+}
+
+/*
+ * First write to page @idx: fill a new page with @n bytes at @off from the
+ * scatterlist (zeroes elsewhere) and publish it.  Filling before publishing
+ * means a concurrent reader sees zeroes or data, never stale memory.
+ */
+static enum tcmx_sense rd_write_new(struct rd_dev *rd, pgoff_t idx,
+				    unsigned int off, unsigned int n,
+				    struct rd_sg_pos *pos, bool can_sleep)
+{
+	gfp_t gfp = can_sleep ? GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
+				GFP_NOWAIT | __GFP_NOWARN;
+	struct page **slot, *new, *old = NULL;
+	void *va, *ova;
+	bool ok;
+
+	if (rd_memory_low())
+		return rd_space_failed(rd);
+	slot = rd_slot(rd, idx, gfp);
+	new = slot ? alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp) : NULL;
+	if (!new)
+		return can_sleep ? rd_space_failed(rd) : TCMX_SENSE_DEFERRED;
+
+	va = kmap_local_page(new);
+	ok = rd_sg_xfer(pos, va + off, n, RD_FROM_SG);
+	if (ok) {
+		old = cmpxchg(slot, NULL, new);
+		if (old) {
+			/* lost the race: our data goes into the winner's page */
+			ova = kmap_local_page(old);
+			memcpy(ova + off, va + off, n);
+			kunmap_local(ova);
+		}
+	}
+	kunmap_local(va);
+
+	if (!ok || old)
+		__free_page(new);
+	else
+		atomic_long_inc(&rd->pages_used);
+	return ok ? TCMX_SENSE_NONE : TCMX_SENSE_INTERNAL_ERROR;
+}
+
+/*
+ * Move the command's blocks.  Restartable: a write deferred half way is
+ * redone from the start by the worker, which rewrites the same bytes.
+ */
+static enum tcmx_sense rd_do_rw(struct rd_dev *rd, struct tcmx_cmd *cmd,
+				bool can_sleep)
+{
+	u8 shift = cmd->dev->block_shift;
+	u64 blocks = rd->size >> shift;
+	struct rd_sg_pos pos = { .sg = cmd->sgl };
+	enum tcmx_sense sense;
+	u64 at, len;
+
+	if (unlikely(cmd->lba > blocks || cmd->nr_blocks > blocks - cmd->lba))
+		return TCMX_SENSE_LBA_OUT_OF_RANGE;
+	at = cmd->lba << shift;
+	len = (u64)cmd->nr_blocks << shift;
+
+	while (len) {
+		pgoff_t idx = at >> PAGE_SHIFT;
+		unsigned int off = offset_in_page(at);
+		unsigned int n = min_t(u64, len, PAGE_SIZE - off);
+		struct page *page = rd_lookup(rd, idx);
+		bool ok = true;
+		void *va;
+
+		if (cmd->data_dir == DMA_FROM_DEVICE) {
+			if (page) {
+				va = kmap_local_page(page);
+				ok = rd_sg_xfer(&pos, va + off, n, RD_TO_SG);
+				kunmap_local(va);
+			} else {
+				ok = rd_sg_xfer(&pos, NULL, n, RD_ZERO_SG);
+			}
+		} else if (cmd->data_dir == DMA_TO_DEVICE) {
+			if (page) {
+				va = kmap_local_page(page);
+				ok = rd_sg_xfer(&pos, va + off, n, RD_FROM_SG);
+				kunmap_local(va);
+			} else {
+				sense = rd_write_new(rd, idx, off, n, &pos,
+						     can_sleep);
+				if (sense == TCMX_SENSE_INTERNAL_ERROR)
+					ok = false;
+				else if (sense != TCMX_SENSE_NONE)
+					return sense;
+			}
+		} else {
+			ok = false;
+		}
+		if (unlikely(!ok)) {
+			pr_warn_ratelimited("rd_mcp_%u/%s: command without a data buffer of the right size or direction\n",
+					    rd->dev->hba->id,
+					    tcmx_dev_name(rd->dev));
+			return TCMX_SENSE_INTERNAL_ERROR;
+		}
+		at += n;
+		len -= n;
+		if (can_sleep)
+			cond_resched();
+	}
+	return TCMX_SENSE_NONE;
+}
+
+static void rd_rw_work(struct work_struct *work)
+{
+	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
+
+	/* nothing of the device may be touched once the command completes */
+	tcmx_complete_cmd(cmd, rd_do_rw(cmd->dev->priv, cmd, true));
+}
+
+static enum tcmx_sense rd_execute_rw(struct tcmx_cmd *cmd)
+{
+	struct rd_dev *rd = cmd->dev->priv;
+	enum tcmx_sense sense;
+
+	if (rd->nullio)
+		return TCMX_SENSE_NONE;
+	sense = rd_do_rw(rd, cmd, false);
+	if (likely(sense != TCMX_SENSE_DEFERRED))
+		return sense;
+	INIT_WORK(&cmd->work, rd_rw_work);
+	queue_work(rd_wq, &cmd->work);
+	return TCMX_SENSE_DEFERRED;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slow path: configuration and life cycle.                               */
+
+static int rd_alloc_dev(struct tcmx_dev *dev)
+{
+	struct rd_dev *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+
+	if (!rd)
+		return -ENOMEM;
+	rd->dev = dev;
+	atomic_long_set(&rd->pages_used, 0);
+	atomic_long_set(&rd->leaves_used, 0);
+	atomic_long_set(&rd->alloc_failed, 0);
+	dev->priv = rd;
+	return 0;
+}
+
+static void rd_free_table(struct rd_dev *rd)
+{
+	unsigned long i, j;
+
+	if (!rd->leaves)
+		return;
+	for (i = 0; i < rd->nr_leaves; i++) {
+		struct rd_leaf *leaf = rd->leaves[i];
+
+		if (!leaf)
+			continue;
+		for (j = 0; j < RD_LEAF_PAGES; j++)
+			if (leaf->pages[j])
+				__free_page(leaf->pages[j]);
+		free_page((unsigned long)leaf);
+		cond_resched();
+	}
+	kvfree(rd->leaves);
+	rd->leaves = NULL;
+}
+
+static void rd_free_dev(struct tcmx_dev *dev)
+{
+	struct rd_dev *rd = dev->priv;
+
+	if (!rd)
+		return;
+	/* deferred writes have completed; let their workers return */
+	flush_workqueue(rd_wq);
+	pr_debug("rd_mcp_%u/%s: freeing %ld pages, %ld leaves; %ld failed allocations\n",
+		 dev->hba->id, tcmx_dev_name(dev),
+		 atomic_long_read(&rd->pages_used),
+		 atomic_long_read(&rd->leaves_used),
+		 atomic_long_read(&rd->alloc_failed));
+	rd_free_table(rd);
+	kfree(rd);
+	dev->priv = NULL;
+}
+
+/* "<0|1>" */
+static int rd_parse_bool(const char *val, bool *res)
+{
+	int v;
+
+	if (kstrtoint(val, 0, &v) || (v != 0 && v != 1))
+		return -EINVAL;
+	*res = v;
+	return 0;
+}
+
+/* One "key=value" token into @p; 1 if the key is unknown. */
+static int rd_parse_token(struct rd_dev *rd, struct rd_params *p, char *tok)
+{
+	char *val = strchr(tok, '=');
+	int ret;
+
+	if (val)
+		*val++ = '\0';
+	if (!strcmp(tok, "rd_pages")) {
+		if (!val || kstrtoint(val, 0, &p->pages) || p->pages < 1) {
+			pr_err("rd_mcp_%u/%s: rd_pages needs an integer from 1 to %d\n",
+			       rd->dev->hba->id, tcmx_dev_name(rd->dev),
+			       INT_MAX);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(tok, "rd_nullio"))
+		ret = val ? rd_parse_bool(val, &p->nullio) : -EINVAL;
+	else if (!strcmp(tok, "rd_dummy"))
+		ret = val ? rd_parse_bool(val, &p->dummy) : -EINVAL;
+	else if (!strcmp(tok, "rd_overcommit"))
+		ret = val ? rd_parse_bool(val, &p->overcommit) : -EINVAL;
+	else
+		return 1;
+	if (ret)
+		pr_err("rd_mcp_%u/%s: %s needs 0 or 1\n", rd->dev->hba->id,
+		       tcmx_dev_name(rd->dev), tok);
+	return ret;
+}
+
+/*
+ * "control": tokens separated by ',' or '\n'.  All or nothing: the device
+ * is changed only if every token is valid.  Unknown tokens are ignored, as
+ * in-tree, with one warning per write.
+ */
+static ssize_t rd_set_params(struct tcmx_dev *dev, const char *buf,
+			     size_t count)
+{
+	struct rd_dev *rd = dev->priv;
+	struct rd_params p = rd->p;
+	char *opts, *next, *tok, *unknown = NULL;
+	int nr_unknown = 0;
+	ssize_t ret = count;
+
+	opts = kstrndup(buf, count, GFP_KERNEL);
+	if (!opts)
+		return -ENOMEM;
+
+	next = opts;
+	while ((tok = strsep(&next, ",\n"))) {
+		int r;
+
+		tok = strim(tok);
+		if (!*tok)
+			continue;
+		r = rd_parse_token(rd, &p, tok);
+		if (r < 0) {
+			ret = r;
+			goto out;
+		}
+		if (r > 0 && !nr_unknown++)
+			unknown = tok;
+	}
+
+	if (rd->enabled && (p.pages != rd->p.pages ||
+			    p.nullio != rd->p.nullio ||
+			    p.overcommit != rd->p.overcommit)) {
+		pr_err("rd_mcp_%u/%s: rd_pages, rd_nullio and rd_overcommit cannot change once the device is enabled\n",
+		       dev->hba->id, tcmx_dev_name(dev));
+		ret = -EBUSY;
+		goto out;
+	}
+	rd->p = p;
+	if (nr_unknown)
+		pr_warn("rd_mcp_%u/%s: ignoring unknown control token '%s'%s\n",
+			dev->hba->id, tcmx_dev_name(dev), unknown,
+			nr_unknown > 1 ? " and others" : "");
+out:
+	kfree(opts);
+	return ret;
+}
+
+static ssize_t rd_show_params(struct tcmx_dev *dev, char *buf)
+{
+	struct rd_dev *rd = dev->priv;
+
+	return scnprintf(buf, RD_INFO_MAX,
+			 "        TCM RamDisk ID: %u  RamDisk Makeup: rd_mcp\n"
+			 "        PAGES/PAGE_SIZE: %d*%lu  SG_table_count: %lu  nullio: %d dummy: %d\n",
+			 dev->hba->id, rd->p.pages, PAGE_SIZE, rd->nr_leaves,
+			 rd->p.nullio, rd->p.dummy);
+}
+
+static int rd_enable(struct tcmx_dev *dev)
+{
+	struct rd_dev *rd = dev->priv;
+	unsigned long pages = rd->p.pages;
+
+	if (rd->enabled)
+		goto out;
+	if (!pages) {
+		pr_err("rd_mcp_%u/%s: cannot enable: write rd_pages=<N> to control first\n",
+		       dev->hba->id, tcmx_dev_name(dev));
+		return -EINVAL;
+	}
+	if (!rd->p.nullio) {
+		if (pages > totalram_pages() && !rd->p.overcommit) {
+			pr_err("rd_mcp_%u/%s: %lu pages exceed the machine's %lu pages of RAM; write rd_overcommit=1 to control to allow it\n",
+			       dev->hba->id, tcmx_dev_name(dev), pages,
+			       totalram_pages());
+			return -ENOMEM;
+		}
+		rd->nr_leaves = DIV_ROUND_UP(pages, RD_LEAF_PAGES);
+		rd->leaves = kvcalloc(rd->nr_leaves, sizeof(*rd->leaves),
+				      GFP_KERNEL | __GFP_NOWARN);
+		if (!rd->leaves) {
+			pr_err("rd_mcp_%u/%s: no memory for a page table of %lu entries\n",
+			       dev->hba->id, tcmx_dev_name(dev), rd->nr_leaves);
+			rd->nr_leaves = 0;
+			return -ENOMEM;
+		}
+	}
+	rd->nullio = rd->p.nullio;
+	rd->size = (u64)pages << PAGE_SHIFT;
+	rd->enabled = true;
+out:
+	dev->size_bytes = rd->size;
+	return 0;
+}
+
+static const struct tcmx_backend_ops rd_ops = {
+	.name		= "rd_mcp",
+	.owner		= THIS_MODULE,
+	.version	= "v5.0",
+	.product	= "RAMDISK-MCP",
+	.hw_queue_depth	= RD_QUEUE_DEPTH,
+	.hw_max_sectors	= RD_MAX_SECTORS,
+	.alloc_dev	= rd_alloc_dev,
+	.free_dev	= rd_free_dev,
+	.set_params	= rd_set_params,
+	.show_params	= rd_show_params,
+	.enable		= rd_enable,
+	.execute_rw	= rd_execute_rw,
+};
+
+static int __init rd_init(void)
+{
+	int ret;
+
+	if (min_avail_pct < 1 || min_avail_pct > 50) {
+		pr_err("min_avail_pct=%u: must be 1 to 50\n", min_avail_pct);
+		return -EINVAL;
+	}
+	rd_floor_pages = totalram_pages() / 100 * min_avail_pct;
+
+	/*
+	 * Unbound: the worker may sit in direct reclaim, which should not
+	 * hold up the submitting CPU's bound pool.  Reclaim-safe: writes to
+	 * a ramdisk may be what frees memory (swap, writeback).
+	 */
+	rd_wq = alloc_workqueue("tcmx_rd", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rd_wq)
+		return -ENOMEM;
+	ret = tcmx_register_backend(&rd_ops);
+	if (ret) {
+		pr_err("cannot register the rd_mcp backend: %d\n", ret);
+		destroy_workqueue(rd_wq);
+	}
+	return ret;
+}
+
+static void __exit rd_exit(void)
+{
+	tcmx_unregister_backend(&rd_ops);
+	destroy_workqueue(rd_wq);
+}
+
 module_init(rd_init);
 module_exit(rd_exit);
+
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("tcmx rd_mcp ramdisk backstore (stub)");
+MODULE_DESCRIPTION("tcmx rd_mcp ramdisk backstore");
 MODULE_VERSION(TCMX_VERSION);
+MODULE_ALIAS("tcmx-backend-rd_mcp");
