@@ -1,5 +1,581 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: replaced by the real spc.c */
+/*
+ * Primary commands (SPC-4): INQUIRY and its VPD pages, MODE SENSE, REPORT
+ * LUNS, REQUEST SENSE, REPORT TARGET PORT GROUPS, TEST UNIT READY.
+ *
+ * Parsing only picks the function; each function checks its own CDB fields
+ * and builds its parameter data in a zeroed buffer, of which it sends at
+ * most the allocation length.  Everything may run in atomic context: small
+ * responses live on the stack, INQUIRY allocates with GFP_ATOMIC (BUSY if
+ * that fails) and REPORT LUNS streams its list in chunks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#if __has_include("linux/unaligned.h")	/* moved there in 6.12 */
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+#include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
-enum tcmx_sense tcmx_spc_parse(struct tcmx_cmd *cmd) { return TCMX_SENSE_INVALID_OPCODE; }
-enum tcmx_sense tcmx_parse_cdb_nolun(struct tcmx_cmd *cmd) { return TCMX_SENSE_LUN_NOT_SUPPORTED; }
+
+#define SPC_INQUIRY_BUF_LEN	1024	/* the largest page, 0x83, is < 830 */
+#define SPC_STD_INQUIRY_LEN	96
+#define SPC_MODE_BUF_LEN	96	/* header + long descriptor + pages */
+#define SPC_LUNS_PER_CHUNK	32
+#define SPC_DESIG_MAX		255	/* DESIGNATOR LENGTH is one byte */
+#define SPC_NAME_MAX		252	/* SCSI name string: also a multiple of 4 */
+#define SPC_SD_MAX_OPT_BLOCKS	0xffff	/* sd's limit w/o 16-byte CDBs */
+
+static void spc_put_ascii(u8 *dst, const char *src, size_t width)
+{
+	memset(dst, ' ', width);
+	memcpy(dst, src, strnlen(src, width));
+}
+
+static enum tcmx_sense spc_test_unit_ready(struct tcmx_cmd *cmd)
+{
+	return TCMX_SENSE_NONE;
+}
+
+/* ---- INQUIRY ---------------------------------------------------------- */
+
+static struct tcmx_tg_pt_gp *spc_alua_group(struct tcmx_cmd *cmd)
+{
+	if (!cmd->dev->attrib.alua_support)
+		return NULL;
+	return READ_ONCE(cmd->lun->tg_pt_gp);
+}
+
+/* TPGS: access_type bit 0 (implicit) -> 01b, bit 1 (explicit) -> 10b */
+static u8 spc_tpgs(struct tcmx_cmd *cmd)
+{
+	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
+
+	return gp ? (gp->access_type & 0x03) << 4 : 0;
+}
+
+static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
+{
+	struct tcmx_dev *dev = cmd->dev;
+
+	buf[2] = 0x06;				/* SPC-4 */
+	buf[3] = 0x12;				/* HISUP, response format 2 */
+	buf[4] = SPC_STD_INQUIRY_LEN - 5;
+	buf[7] = 0x02;				/* CMDQUE */
+	if (!dev) {
+		memset(&buf[8], ' ', 28);
+		return SPC_STD_INQUIRY_LEN;
+	}
+	buf[5] = spc_tpgs(cmd);
+	if (READ_ONCE(dev->export_count) > 1)
+		buf[6] = 0x10;			/* MULTIP */
+	spc_put_ascii(&buf[8], dev->t10.vendor, 8);
+	spc_put_ascii(&buf[16], dev->t10.model, 16);
+	spc_put_ascii(&buf[32], dev->t10.revision, 4);
+	put_unaligned_be16(SCSI_VERSION_DESCRIPTOR_SAM5, &buf[58]);
+	put_unaligned_be16(SCSI_VERSION_DESCRIPTOR_SPC4, &buf[60]);
+	put_unaligned_be16(SCSI_VERSION_DESCRIPTOR_SBC3, &buf[62]);
+	return SPC_STD_INQUIRY_LEN;
+}
+
+/*
+ * VPD pages.  Each fill function gets the whole page (header included, so
+ * offsets match the standard's tables) and returns the PAGE LENGTH.
+ */
+struct spc_vpd_page {
+	u8 code;
+	u32 (*fill)(struct tcmx_cmd *cmd, u8 *buf);
+};
+
+static u32 spc_vpd_serial(struct tcmx_cmd *cmd, u8 *buf)
+{
+	const char *serial = cmd->dev->t10.unit_serial;
+	size_t len = strnlen(serial, sizeof(cmd->dev->t10.unit_serial));
+
+	memcpy(&buf[4], serial, len);
+	return len;
+}
+
+/*
+ * NAA 6 (IEEE Registered Extended), 32 nibbles: 6h, the 24-bit OUI, then
+ * the first 25 hex digits of the unit serial, zero-filled.
+ */
+static void spc_fill_naa(struct tcmx_dev *dev, u8 *p)
+{
+	const char *s = dev->t10.unit_serial;
+	u32 oui = dev->t10.company_id;
+	unsigned int n;
+	int val;
+
+	p[0] = 0x60 | ((oui >> 20) & 0x0f);
+	p[1] = oui >> 12;
+	p[2] = oui >> 4;
+	p[3] = (oui & 0x0f) << 4;
+	for (n = 7; *s && n < 32; s++) {
+		val = hex_to_bin(*s);
+		if (val < 0)
+			continue;
+		p[n / 2] |= n & 1 ? val : val << 4;
+		n++;
+	}
+}
+
+/* a designation descriptor header; returns the descriptor's full size */
+static u32 spc_designator(u8 *p, u8 code_set, u8 type, u32 len)
+{
+	p[0] = code_set;
+	p[1] = type;
+	p[3] = len;
+	return 4 + len;
+}
+
+#define SPC_CODE_BINARY		0x01
+#define SPC_CODE_ASCII		0x02
+#define SPC_CODE_UTF8		0x03
+/* byte 1: ASSOCIATION (bits 5-4) | DESIGNATOR TYPE (bits 3-0) */
+#define SPC_LU_T10		0x01
+#define SPC_LU_NAA		0x03
+#define SPC_PORT_RTPI		0x14
+#define SPC_PORT_TPG		0x15
+#define SPC_PORT_NAME		0x18
+#define SPC_TARGET_NAME		0x28
+
+/* null-terminated, null-padded to a multiple of 4 (so at most 252) */
+static u32 spc_name_designator(u8 *p, u8 type, const char *wwn, int tag)
+{
+	int n;
+
+	if (tag < 0)
+		n = scnprintf(&p[4], SPC_NAME_MAX, "%s", wwn);
+	else
+		n = scnprintf(&p[4], SPC_NAME_MAX, "%s,t,0x%04x", wwn, tag);
+	return spc_designator(p, SPC_CODE_UTF8, type, ALIGN(n + 1, 4));
+}
+
+static u32 spc_vpd_devid(struct tcmx_cmd *cmd, u8 *buf)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
+	const char *wwn = tcmx_wwn_name(cmd->tpg->wwn);
+	u8 *p = &buf[4];
+	int n;
+
+	if (dev->t10.unit_serial[0]) {
+		spc_fill_naa(dev, &p[4]);
+		p += spc_designator(p, SPC_CODE_BINARY, SPC_LU_NAA, 16);
+	}
+	/* T10 vendor ID: vendor (8, space padded), then "model:serial" */
+	spc_put_ascii(&p[4], dev->t10.vendor, 8);
+	n = scnprintf(&p[12], SPC_DESIG_MAX - 8 + 1, "%s:%s", dev->t10.model,
+		      dev->t10.unit_serial);
+	p += spc_designator(p, SPC_CODE_ASCII, SPC_LU_T10, 8 + n);
+
+	put_unaligned_be16(cmd->lun->rtpi, &p[6]);
+	p += spc_designator(p, SPC_CODE_BINARY, SPC_PORT_RTPI, 4);
+	if (gp) {
+		put_unaligned_be16(gp->id, &p[6]);
+		p += spc_designator(p, SPC_CODE_BINARY, SPC_PORT_TPG, 4);
+	}
+	p += spc_name_designator(p, SPC_PORT_NAME, wwn, cmd->tpg->tag);
+	p += spc_name_designator(p, SPC_TARGET_NAME, wwn, -1);
+	return p - &buf[4];
+}
+
+/*
+ * Optimal transfer length as the sd driver accepts it silently: not above
+ * the maximum transfer length nor 0xffff blocks, a whole number of pages,
+ * and at least one page (else 0, "not reported").
+ */
+static u32 spc_opt_xfer_blocks(struct tcmx_dev *dev, u32 max_blocks)
+{
+	u32 per_page = max_t(u32, PAGE_SIZE >> dev->block_shift, 1);
+	u32 opt = min3(dev->attrib.optimal_sectors, max_blocks,
+		       (u32)SPC_SD_MAX_OPT_BLOCKS);
+
+	return rounddown(opt, per_page);
+}
+
+/* Block limits: no WRITE SAME, COMPARE AND WRITE or UNMAP limits. */
+static u32 spc_vpd_block_limits(struct tcmx_cmd *cmd, u8 *buf)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	u32 max_blocks = dev->attrib.hw_max_sectors;
+
+	put_unaligned_be32(max_blocks, &buf[8]);
+	put_unaligned_be32(spc_opt_xfer_blocks(dev, max_blocks), &buf[12]);
+	return 0x3c;
+}
+
+static u32 spc_vpd_block_chars(struct tcmx_cmd *cmd, u8 *buf)
+{
+	if (cmd->dev->attrib.is_nonrot)
+		put_unaligned_be16(1, &buf[4]);	/* non-rotating medium */
+	return 0x3c;
+}
+
+/* Logical block provisioning: LBPU, LBPWS, LBPWS10 0, fully provisioned */
+static u32 spc_vpd_lbp(struct tcmx_cmd *cmd, u8 *buf)
+{
+	return 4;
+}
+
+/* every page but 0x00, in increasing order */
+static const struct spc_vpd_page spc_vpd_pages[] = {
+	{ 0x80, spc_vpd_serial },
+	{ 0x83, spc_vpd_devid },
+	{ 0xb0, spc_vpd_block_limits },
+	{ 0xb1, spc_vpd_block_chars },
+	{ 0xb2, spc_vpd_lbp },
+};
+
+static u32 spc_vpd_supported(struct tcmx_cmd *cmd, u8 *buf)
+{
+	unsigned int i;
+
+	/* buf[4] is page 0x00 itself; without a LUN that is all */
+	if (!cmd->dev)
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(spc_vpd_pages); i++)
+		buf[5 + i] = spc_vpd_pages[i].code;
+	return 1 + ARRAY_SIZE(spc_vpd_pages);
+}
+
+static const struct spc_vpd_page spc_vpd_page_00 = { 0x00, spc_vpd_supported };
+
+static const struct spc_vpd_page *spc_find_vpd(struct tcmx_cmd *cmd, u8 code)
+{
+	unsigned int i;
+
+	if (code == 0x00)
+		return &spc_vpd_page_00;
+	for (i = 0; cmd->dev && i < ARRAY_SIZE(spc_vpd_pages); i++)
+		if (spc_vpd_pages[i].code == code)
+			return &spc_vpd_pages[i];
+	return NULL;
+}
+
+static enum tcmx_sense spc_inquiry(struct tcmx_cmd *cmd)
+{
+	const u8 *cdb = cmd->cdb;
+	const struct spc_vpd_page *vpd = NULL;
+	u32 alloc_len = get_unaligned_be16(&cdb[3]);
+	u32 len;
+	u8 *buf;
+
+	if (cdb[1] & 0x02)				/* CMDDT */
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+	if (cdb[1] & 0x01) {				/* EVPD */
+		vpd = spc_find_vpd(cmd, cdb[2]);
+		if (!vpd)
+			return TCMX_SENSE_INVALID_CDB_FIELD;
+	} else if (cdb[2]) {
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+	}
+
+	buf = kzalloc(SPC_INQUIRY_BUF_LEN, GFP_ATOMIC);
+	if (!buf)
+		return TCMX_SENSE_BUSY;
+	buf[0] = cmd->dev ? TYPE_DISK : TYPE_NO_LUN;
+	if (vpd) {
+		buf[1] = vpd->code;
+		len = vpd->fill(cmd, buf);
+		put_unaligned_be16(len, &buf[2]);
+		len += 4;
+	} else {
+		len = spc_inquiry_std(cmd, buf);
+	}
+	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
+	kfree(buf);
+	return TCMX_SENSE_NONE;
+}
+
+/* ---- MODE SENSE ------------------------------------------------------- */
+
+struct spc_mode_page {
+	u8 code;
+	u8 len;					/* including the 2-byte header */
+	void (*fill)(struct tcmx_dev *dev, u8 *p);	/* current values */
+};
+
+static void spc_mode_caching(struct tcmx_dev *dev, u8 *p)
+{
+	if (dev->attrib.emulate_write_cache)
+		p[2] = 0x04;			/* WCE; RCD stays 0 */
+}
+
+static void spc_mode_control(struct tcmx_dev *dev, u8 *p)
+{
+	p[2] = 0x02;				/* GLTSD; D_SENSE 0 */
+	if (!dev->attrib.emulate_rest_reord)
+		p[3] = 0x10;			/* unrestricted reordering */
+	if (dev->attrib.emulate_tas)
+		p[5] = 0x40;			/* TAS */
+}
+
+/* in increasing page code order, as "all pages" returns them */
+static const struct spc_mode_page spc_mode_pages[] = {
+	{ 0x01, 12, NULL },			/* read-write error recovery */
+	{ 0x08, 20, spc_mode_caching },
+	{ 0x0a, 12, spc_mode_control },
+	{ 0x1c, 12, NULL },			/* informational exceptions */
+};
+
+#define SPC_PC_CHANGEABLE	1
+#define SPC_PC_SAVED		3
+
+/* the block descriptor, short (8) or long (16); returns its length */
+static u32 spc_mode_block_desc(struct tcmx_dev *dev, u8 *p, bool long_lba)
+{
+	if (long_lba) {
+		put_unaligned_be64(dev->nr_blocks, &p[0]);
+		put_unaligned_be32(dev->block_size, &p[12]);
+		return 16;
+	}
+	put_unaligned_be32(min_t(u64, dev->nr_blocks, U32_MAX), &p[0]);
+	put_unaligned_be24(dev->block_size, &p[5]);
+	return 8;
+}
+
+static u32 spc_mode_pages_fill(struct tcmx_dev *dev, u8 *p, u8 code, u8 pc)
+{
+	const struct spc_mode_page *mp;
+	u32 off = 0;
+
+	for (mp = spc_mode_pages; mp < spc_mode_pages + ARRAY_SIZE(spc_mode_pages);
+	     mp++) {
+		if (code != 0x3f && code != mp->code)
+			continue;
+		p[off] = mp->code;
+		p[off + 1] = mp->len - 2;
+		/* changeable values: every mask is 0 */
+		if (mp->fill && pc != SPC_PC_CHANGEABLE)
+			mp->fill(dev, &p[off]);
+		off += mp->len;
+	}
+	return off;
+}
+
+/* MODE SENSE(6) and (10); default values are the current ones */
+static enum tcmx_sense spc_mode_sense(struct tcmx_cmd *cmd)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	const u8 *cdb = cmd->cdb;
+	bool ten = cdb[0] == MODE_SENSE_10;
+	u32 hdr = ten ? 8 : 4;
+	u32 alloc_len = ten ? get_unaligned_be16(&cdb[7]) : cdb[4];
+	u8 pc = cdb[2] >> 6, code = cdb[2] & 0x3f, subpage = cdb[3];
+	u8 buf[SPC_MODE_BUF_LEN] = {};
+	u8 dev_spec = 0;
+	u32 bd = 0, pages;
+
+	if (pc == SPC_PC_SAVED)
+		return TCMX_SENSE_SAVING_NOT_SUPPORTED;
+	if (subpage && !(code == 0x3f && subpage == 0xff))
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+	if (!(cdb[1] & 0x08))				/* DBD */
+		bd = spc_mode_block_desc(dev, &buf[hdr], ten && (cdb[1] & 0x10));
+	pages = spc_mode_pages_fill(dev, &buf[hdr + bd], code, pc);
+	if (!pages)
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+
+	if (dev->attrib.emulate_write_cache && dev->attrib.emulate_fua_write)
+		dev_spec = 0x10;			/* DPOFUA */
+	if (ten) {
+		put_unaligned_be16(hdr + bd + pages - 2, &buf[0]);
+		buf[3] = dev_spec;
+		buf[4] = bd == 16;			/* LONGLBA */
+		put_unaligned_be16(bd, &buf[6]);
+	} else {
+		buf[0] = hdr + bd + pages - 1;
+		buf[2] = dev_spec;
+		buf[3] = bd;
+	}
+	tcmx_cmd_copy_to_sgl(cmd, buf, min(hdr + bd + pages, alloc_len));
+	return TCMX_SENSE_NONE;
+}
+
+/* ---- REPORT LUNS ------------------------------------------------------ */
+
+/*
+ * Single-level LUN as the Linux midlayer's int_to_scsilun() writes it, so
+ * that scsilun_to_int() gives back the same number: the loopback hands us
+ * that number as cmd->lun_id, and it must equal the TPG's LUN index.
+ */
+static void spc_encode_lun(u64 index, u8 *p)
+{
+	memset(p, 0, 8);
+	put_unaligned_be16(index, p);
+}
+
+/* copy into the data-in buffer at @off, clipped at @limit */
+static void spc_copy_at(struct tcmx_cmd *cmd, const u8 *buf, u32 len,
+			u32 off, u32 limit)
+{
+	if (off >= limit || !cmd->sgl)
+		return;
+	sg_pcopy_from_buffer(cmd->sgl, cmd->sg_nents, buf, min(len, limit - off),
+			     off);
+}
+
+/* LUNs with a device, increasing; returns how many (all, not just sent) */
+static u32 spc_list_luns(struct tcmx_cmd *cmd, u32 limit)
+{
+	u8 chunk[SPC_LUNS_PER_CHUNK * 8];
+	struct tcmx_lun *lun;
+	unsigned long index;
+	u32 count = 0, n = 0;
+
+	rcu_read_lock();
+	xa_for_each(&cmd->tpg->luns, index, lun) {
+		if (!READ_ONCE(lun->dev))
+			continue;
+		spc_encode_lun(index, &chunk[n * 8]);
+		count++;
+		if (++n == SPC_LUNS_PER_CHUNK) {
+			spc_copy_at(cmd, chunk, sizeof(chunk), 8 + (count - n) * 8,
+				    limit);
+			n = 0;
+		}
+	}
+	rcu_read_unlock();
+	if (!count) {				/* an empty list shows LUN 0 */
+		spc_encode_lun(0, chunk);
+		count = n = 1;
+	}
+	spc_copy_at(cmd, chunk, n * 8, 8 + (count - n) * 8, limit);
+	return count;
+}
+
+static enum tcmx_sense spc_report_luns(struct tcmx_cmd *cmd)
+{
+	const u8 *cdb = cmd->cdb;
+	u32 alloc_len = get_unaligned_be32(&cdb[6]);
+	u32 limit = min(alloc_len, cmd->data_len);
+	u32 count = 0;
+	u8 hdr[8] = {};
+
+	/* SELECT REPORT 0 and 2: all LUNs; 1: well-known LUNs, we have none */
+	if (cdb[2] > 0x02 || alloc_len < 16)
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+	if (cdb[2] != 0x01)
+		count = spc_list_luns(cmd, limit);
+	put_unaligned_be32(count * 8, hdr);
+	spc_copy_at(cmd, hdr, sizeof(hdr), 0, limit);
+	cmd->xfer_len = min(8 + count * 8, limit);
+	return TCMX_SENSE_NONE;
+}
+
+/* ---- REQUEST SENSE, REPORT TARGET PORT GROUPS ------------------------- */
+
+/* Nothing is pending: NO SENSE, or LOGICAL UNIT NOT SUPPORTED without LUN */
+static enum tcmx_sense spc_request_sense(struct tcmx_cmd *cmd)
+{
+	u8 key = cmd->lun ? NO_SENSE : ILLEGAL_REQUEST;
+	u8 asc = cmd->lun ? 0x00 : 0x25;
+	u8 buf[TCMX_FIXED_SENSE_LEN] = {};
+	u32 len;
+
+	if (cmd->cdb[1] & 0x01) {			/* DESC */
+		buf[0] = 0x72;
+		buf[1] = key;
+		buf[2] = asc;
+		len = 8;
+	} else {
+		buf[0] = 0x70;
+		buf[2] = key;
+		buf[7] = TCMX_FIXED_SENSE_LEN - 8;
+		buf[12] = asc;
+		len = TCMX_FIXED_SENSE_LEN;
+	}
+	tcmx_cmd_copy_to_sgl(cmd, buf, min_t(u32, len, cmd->cdb[4]));
+	return TCMX_SENSE_NONE;
+}
+
+/* One descriptor: the LUN's own group, with this port as its only member. */
+static enum tcmx_sense spc_report_tpgs(struct tcmx_cmd *cmd)
+{
+	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
+	bool ext = (cmd->cdb[1] & 0xe0) == MI_EXT_HDR_PARAM_FMT;
+	u32 alloc_len = get_unaligned_be32(&cmd->cdb[6]);
+	u8 buf[8 + 12] = {};
+	u8 *d = ext ? &buf[8] : &buf[4];
+	u32 len = d - buf + 12;
+
+	if (!gp || (cmd->cdb[1] & 0xe0) > MI_EXT_HDR_PARAM_FMT)
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+	put_unaligned_be32(len - 4, &buf[0]);
+	if (ext) {
+		buf[4] = 0x10;				/* format type 001b */
+		buf[5] = min_t(u32, gp->implicit_trans_secs, 255);
+	}
+	d[0] = (gp->preferred ? 0x80 : 0) | (tcmx_lun_alua_state(cmd->lun) & 0x0f);
+	d[1] = gp->supported;
+	put_unaligned_be16(gp->id, &d[2]);
+	d[5] = gp->access_status;
+	d[7] = 1;					/* target port count */
+	put_unaligned_be16(cmd->lun->rtpi, &d[10]);
+	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
+	return TCMX_SENSE_NONE;
+}
+
+static enum tcmx_sense spc_parse_maint_in(struct tcmx_cmd *cmd)
+{
+	if ((cmd->cdb[1] & 0x1f) != MI_REPORT_TARGET_PGS)
+		return TCMX_SENSE_INVALID_CDB_FIELD;
+	cmd->execute = spc_report_tpgs;
+	return TCMX_SENSE_NONE;
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+enum tcmx_sense tcmx_spc_parse(struct tcmx_cmd *cmd)
+{
+	switch (cmd->cdb[0]) {
+	case TEST_UNIT_READY:
+		cmd->execute = spc_test_unit_ready;
+		break;
+	case INQUIRY:
+		cmd->execute = spc_inquiry;
+		break;
+	case MODE_SENSE:
+	case MODE_SENSE_10:
+		cmd->execute = spc_mode_sense;
+		break;
+	case REPORT_LUNS:
+		cmd->execute = spc_report_luns;
+		break;
+	case REQUEST_SENSE:
+		cmd->execute = spc_request_sense;
+		break;
+	case MAINTENANCE_IN:
+		return spc_parse_maint_in(cmd);
+	default:
+		return TCMX_SENSE_INVALID_OPCODE;
+	}
+	return TCMX_SENSE_NONE;
+}
+
+/* No LUN behind cmd->lun_id: cmd->lun and cmd->dev are NULL. */
+enum tcmx_sense tcmx_parse_cdb_nolun(struct tcmx_cmd *cmd)
+{
+	switch (cmd->cdb[0]) {
+	case INQUIRY:
+		cmd->execute = spc_inquiry;
+		break;
+	case REPORT_LUNS:
+		cmd->execute = spc_report_luns;
+		break;
+	case REQUEST_SENSE:
+		cmd->execute = spc_request_sense;
+		break;
+	default:
+		return TCMX_SENSE_LUN_NOT_SUPPORTED;
+	}
+	return TCMX_SENSE_NONE;
+}
