@@ -1,12 +1,705 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: replaced by the real loop.c */
+/*
+ * tcmx_loop: the loopback fabric.  Every LUN linked under
+ * $T/loopback/<wwn>/tpgt_<t>/lun/ becomes a local SCSI disk H:0:<t>:<lun>.
+ *
+ * One Scsi_Host per WWN, target id = TPG tag.  queuecommand hands the
+ * command straight to the core from the submitting context: no lock, no
+ * allocation, no workqueue.  When the core completes inline, the command is
+ * completed with scsi_done_direct() after tcmx_submit_cmd() returns; when a
+ * backend defers it, ->queue_status() later completes it with scsi_done().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/device.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/version.h>
+#include <scsi/scsi.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_host.h>
+
 #include "tcmx.h"
-static struct tcmx_fabric_ops loop_ops = { .name = "loopback", .owner = THIS_MODULE };
-static int __init loop_init(void) { return tcmx_register_fabric(&loop_ops); }
-static void __exit loop_exit(void) { tcmx_unregister_fabric(&loop_ops); }
+
+#define LOOP_MAX_TPGT		32
+#define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
+#define LOOP_WWN_HEX		16	/* naa.<16 hex digits> */
+#define LOOP_DRAIN_MS		10000	/* device/host reset wait */
+
+static unsigned int loop_can_queue = 1024;
+module_param_named(can_queue, loop_can_queue, uint, 0444);
+MODULE_PARM_DESC(can_queue,
+		 "Commands in flight per SCSI host (per hardware queue if shared_tags=0), 1..10240 (default 1024)");
+
+static unsigned int loop_cmd_per_lun = 1024;
+module_param_named(cmd_per_lun, loop_cmd_per_lun, uint, 0444);
+MODULE_PARM_DESC(cmd_per_lun,
+		 "Initial queue depth of each LUN, 1..can_queue (default 1024)");
+
+static unsigned int loop_nr_hw_queues;
+module_param_named(nr_hw_queues, loop_nr_hw_queues, uint, 0444);
+MODULE_PARM_DESC(nr_hw_queues,
+		 "blk-mq hardware queues per SCSI host, 0 = one per CPU (default 0)");
+
+static bool loop_shared_tags = true;
+module_param_named(shared_tags, loop_shared_tags, bool, 0444);
+MODULE_PARM_DESC(shared_tags,
+		 "Share one tag set between the hardware queues of a host (default Y)");
+
+/* A WWN: one Scsi_Host. */
+struct loop_hba {
+	struct tcmx_wwn		wwn;
+	struct Scsi_Host	*shost;
+	struct mutex		lock;	/* nexus, nr_luns, tags, tpgs[] */
+	u32			tags;	/* TPG tags in use */
+};
+
+/* shost_priv(): what the fast path reads. */
+struct loop_host {
+	/* published while the TPG has an I_T nexus; RCU */
+	struct loop_tpg __rcu	*tpgs[LOOP_MAX_TPGT];
+};
+
+struct loop_tpg {
+	struct tcmx_tpg		tpg;
+	struct loop_hba		*hba;
+	bool			offline;	/* transport_status */
+	unsigned int		nr_luns;	/* post_link()ed, hba->lock */
+	char			nexus[LOOP_NAME_LEN];	/* "" when none */
+};
+
+/*
+ * Who owns a command.  FREE: not handed to the core (or done with it);
+ * CORE: inside tcmx_submit_cmd(); DEFERRED: tcmx_submit_cmd() returned but
+ * the core still holds it; DONE: ->queue_status() ran, the core is done.
+ */
+enum {
+	LOOP_CMD_FREE = 0,
+	LOOP_CMD_CORE,
+	LOOP_CMD_DEFERRED,
+	LOOP_CMD_DONE,
+};
+
+/* Per-command state: the SCSI command's private area. */
+struct loop_cmd {
+	struct tcmx_cmd		cmd;
+	struct scsi_cmnd	*sc;
+	int			state;
+};
+
+static struct device *loop_root;
+
+static struct loop_hba *to_loop_hba(struct tcmx_wwn *wwn)
+{
+	return container_of(wwn, struct loop_hba, wwn);
+}
+
+static struct loop_tpg *to_loop_tpg(struct tcmx_tpg *tpg)
+{
+	return container_of(tpg, struct loop_tpg, tpg);
+}
+
+/* ---- fast path ---- */
+
+static void loop_set_result(struct scsi_cmnd *sc, const struct tcmx_cmd *cmd)
+{
+	u32 len = scsi_bufflen(sc);
+
+	sc->result = cmd->status;	/* host byte DID_OK */
+	scsi_set_resid(sc, len - min(cmd->xfer_len, len));
+}
+
+static void loop_queue_status(struct tcmx_cmd *cmd)
+{
+	struct loop_cmd *lc = container_of(cmd, struct loop_cmd, cmd);
+	struct scsi_cmnd *sc = lc->sc;
+
+	/* the sense data is already in sc->sense_buffer (cmd->sense) */
+	loop_set_result(sc, cmd);
+
+	/* inline: loop_queuecommand() completes it once the core returns */
+	if (cmpxchg(&lc->state, LOOP_CMD_CORE, LOOP_CMD_DONE) == LOOP_CMD_CORE)
+		return;
+
+	/*
+	 * Deferred.  The EH handlers wait for DONE and then for an RCU grace
+	 * period, so they never reuse a command this scsi_done() could touch.
+	 */
+	rcu_read_lock();
+	/* result before DONE: pairs with loop_cmd_released() */
+	smp_store_release(&lc->state, LOOP_CMD_DONE);
+	scsi_done(sc);
+	rcu_read_unlock();
+}
+
+/* True if the core kept the command; it completes it later. */
+static bool loop_cmd_deferred(struct loop_cmd *lc)
+{
+	/* pairs with the cmpxchg in loop_queue_status(): see sc->result */
+	if (smp_load_acquire(&lc->state) == LOOP_CMD_DONE)
+		return false;
+	if (cmpxchg(&lc->state, LOOP_CMD_CORE, LOOP_CMD_DEFERRED) ==
+	    LOOP_CMD_CORE)
+		return true;
+	smp_rmb();	/* the result written by loop_queue_status() */
+	return false;
+}
+
+static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
+{
+	struct loop_host *host = shost_priv(shost);
+	struct loop_cmd *lc = scsi_cmd_priv(sc);
+	unsigned int id = sc->device->id;
+	struct loop_tpg *lt = NULL;
+
+	/* held until the completion is done: see loop_cmd_released() */
+	rcu_read_lock();
+	if (likely(id < LOOP_MAX_TPGT))
+		lt = rcu_dereference(host->tpgs[id]);
+	if (unlikely(!lt)) {
+		sc->result = DID_NO_CONNECT << 16;
+		goto done;
+	}
+	if (unlikely(READ_ONCE(lt->offline))) {
+		sc->result = DID_TRANSPORT_DISRUPTED << 16;
+		goto done;
+	}
+
+	lc->sc = sc;
+	WRITE_ONCE(lc->state, LOOP_CMD_CORE);
+	lc->cmd = (struct tcmx_cmd) {
+		.tpg		= &lt->tpg,
+		.lun_id		= sc->device->lun,
+		.cdb		= sc->cmnd,
+		.sgl		= scsi_sglist(sc),
+		.sg_nents	= scsi_sg_count(sc),
+		.data_len	= scsi_bufflen(sc),
+		.data_dir	= sc->sc_data_direction,
+		.sense		= sc->sense_buffer,
+	};
+	tcmx_submit_cmd(&lc->cmd);
+	if (loop_cmd_deferred(lc))
+		goto out;
+done:
+	scsi_done_direct(sc);
+out:
+	rcu_read_unlock();
+	return 0;
+}
+
+/* ---- error handling ---- */
+
+/*
+ * A command the core still holds lives in memory the midlayer would reuse
+ * after a successful abort or reset, so no handler may give up on it.  A
+ * timeout of such a command re-arms the timer; abort and resets succeed only
+ * once the core has released every command concerned, and after an RCU
+ * grace period, which covers the scsi_done() call that follows the release.
+ */
+static bool loop_cmd_released(struct scsi_cmnd *sc)
+{
+	struct loop_cmd *lc = scsi_cmd_priv(sc);
+	/* pairs with the release/cmpxchg in loop_queue_status() */
+	int state = smp_load_acquire(&lc->state);
+
+	return state == LOOP_CMD_FREE || state == LOOP_CMD_DONE;
+}
+
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+static enum scsi_timeout_action loop_eh_timed_out(struct scsi_cmnd *sc)
+{
+	if (loop_cmd_released(sc))
+		return SCSI_EH_NOT_HANDLED;
+	pr_warn_ratelimited("%s: command 0x%02x still in the target core, timer re-armed\n",
+			    dev_name(&sc->device->sdev_gendev), sc->cmnd[0]);
+	return SCSI_EH_RESET_TIMER;
+}
+#else
+static enum blk_eh_timer_return loop_eh_timed_out(struct scsi_cmnd *sc)
+{
+	if (loop_cmd_released(sc))
+		return BLK_EH_DONE;	/* 6.1: let the midlayer handle it */
+	pr_warn_ratelimited("%s: command 0x%02x still in the target core, timer re-armed\n",
+			    dev_name(&sc->device->sdev_gendev), sc->cmnd[0]);
+	return BLK_EH_RESET_TIMER;
+}
+#endif
+
+static int loop_eh_abort(struct scsi_cmnd *sc)
+{
+	if (!loop_cmd_released(sc))
+		return FAILED;
+	synchronize_rcu();
+	return SUCCESS;
+}
+
+struct loop_busy {
+	struct scsi_device	*sdev;	/* NULL: the whole host */
+	unsigned int		held;
+};
+
+static bool loop_count_held(struct scsi_cmnd *sc, void *data)
+{
+	struct loop_busy *busy = data;
+
+	if ((!busy->sdev || sc->device == busy->sdev) &&
+	    !loop_cmd_released(sc))
+		busy->held++;
+	return true;
+}
+
+/* Wait until the core has released every command of @sdev (or the host). */
+static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(LOOP_DRAIN_MS);
+	struct loop_busy busy = { .sdev = sdev };
+
+	for (;;) {
+		busy.held = 0;
+		scsi_host_busy_iter(shost, loop_count_held, &busy);
+		if (!busy.held)
+			break;
+		if (time_after(jiffies, deadline)) {
+			shost_printk(KERN_WARNING, shost,
+				     "%u command(s) still in the target core, reset failed\n",
+				     busy.held);
+			return FAILED;
+		}
+		msleep(20);
+	}
+	synchronize_rcu();
+	return SUCCESS;
+}
+
+static int loop_eh_device_reset(struct scsi_cmnd *sc)
+{
+	return loop_drain(sc->device->host, sc->device);
+}
+
+static int loop_eh_host_reset(struct scsi_cmnd *sc)
+{
+	return loop_drain(sc->device->host, NULL);
+}
+
+static struct scsi_host_template loop_sht = {
+	.module			= THIS_MODULE,
+	.name			= "tcmx_loop",
+	.proc_name		= "tcmx_loop",
+	.queuecommand		= loop_queuecommand,
+	.change_queue_depth	= scsi_change_queue_depth,
+	.eh_timed_out		= loop_eh_timed_out,
+	.eh_abort_handler	= loop_eh_abort,
+	.eh_device_reset_handler = loop_eh_device_reset,
+	.eh_host_reset_handler	= loop_eh_host_reset,
+	.this_id		= -1,
+	.sg_tablesize		= SG_MAX_SEGMENTS,
+	.max_sectors		= SG_MAX_SEGMENTS * (PAGE_SIZE >> SECTOR_SHIFT),
+	.cmd_size		= sizeof(struct loop_cmd),
+	.skip_settle_delay	= 1,
+};
+
+/* ---- WWN: one Scsi_Host ---- */
+
+static bool loop_valid_wwn(const char *name)
+{
+	int i;
+
+	if (strncmp(name, "naa.", 4) || strlen(name) != 4 + LOOP_WWN_HEX)
+		return false;
+	for (i = 4; i < 4 + LOOP_WWN_HEX; i++)
+		if (!isxdigit(name[i]))
+			return false;
+	return true;
+}
+
+static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
+{
+	struct Scsi_Host *shost;
+	struct loop_hba *hba;
+	int ret;
+
+	if (!loop_valid_wwn(name)) {
+		pr_err("WWN %s is not naa.<16 hex digits>\n", name);
+		return ERR_PTR(-EINVAL);
+	}
+	hba = kzalloc(sizeof(*hba), GFP_KERNEL);
+	if (!hba)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&hba->lock);
+
+	shost = scsi_host_alloc(&loop_sht, sizeof(struct loop_host));
+	if (!shost) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	shost->max_channel = 0;
+	shost->max_id = LOOP_MAX_TPGT;
+	shost->max_lun = TCMX_MAX_LUN;
+	shost->max_cmd_len = 16;
+	shost->can_queue = loop_can_queue;
+	shost->cmd_per_lun = loop_cmd_per_lun;
+	shost->nr_hw_queues = loop_nr_hw_queues ?: nr_cpu_ids;
+	shost->host_tagset = loop_shared_tags;
+
+	ret = scsi_add_host(shost, loop_root);
+	if (ret) {
+		pr_err("WWN %s: scsi_add_host failed: %d\n", name, ret);
+		goto out_put;
+	}
+	hba->shost = shost;
+	return &hba->wwn;
+
+out_put:
+	scsi_host_put(shost);
+out_free:
+	kfree(hba);
+	return ERR_PTR(ret);
+}
+
+static void loop_drop_wwn(struct tcmx_wwn *wwn)
+{
+	struct loop_hba *hba = to_loop_hba(wwn);
+
+	scsi_remove_host(hba->shost);
+	scsi_host_put(hba->shost);
+	kfree(hba);
+}
+
+/* ---- TPG ---- */
+
+static struct tcmx_tpg *loop_make_tpg(struct tcmx_wwn *wwn, u16 tag)
+{
+	struct loop_hba *hba = to_loop_hba(wwn);
+	struct loop_tpg *lt;
+
+	if (tag >= LOOP_MAX_TPGT) {
+		pr_err("tpgt_%u: tag must be below %u\n", tag, LOOP_MAX_TPGT);
+		return ERR_PTR(-EINVAL);
+	}
+	lt = kzalloc(sizeof(*lt), GFP_KERNEL);
+	if (!lt)
+		return ERR_PTR(-ENOMEM);
+	lt->hba = hba;
+	lt->tpg.wwn = wwn;
+	lt->tpg.tag = tag;
+
+	mutex_lock(&hba->lock);
+	if (hba->tags & BIT(tag)) {
+		mutex_unlock(&hba->lock);
+		pr_err("tpgt_%u: a TPG with this tag exists\n", tag);
+		kfree(lt);
+		return ERR_PTR(-EEXIST);
+	}
+	hba->tags |= BIT(tag);
+	mutex_unlock(&hba->lock);
+	return &lt->tpg;
+}
+
+/* Caller holds hba->lock.  Commands to the TPG fail from now on. */
+static void loop_drop_nexus(struct loop_tpg *lt)
+{
+	struct loop_host *host = shost_priv(lt->hba->shost);
+
+	RCU_INIT_POINTER(host->tpgs[lt->tpg.tag], NULL);
+	synchronize_rcu();
+	lt->nexus[0] = '\0';
+}
+
+static void loop_drop_tpg(struct tcmx_tpg *tpg)
+{
+	struct loop_tpg *lt = to_loop_tpg(tpg);
+	struct Scsi_Host *shost = lt->hba->shost;
+	struct scsi_device *sdev;
+
+	/* rtslib never writes nexus=NULL before removing a TPG */
+	mutex_lock(&lt->hba->lock);
+	if (lt->nexus[0])
+		loop_drop_nexus(lt);
+	mutex_unlock(&lt->hba->lock);
+
+	/* devices a user scan created on this target id */
+	shost_for_each_device(sdev, shost)
+		if (sdev->channel == 0 && sdev->id == tpg->tag)
+			scsi_remove_device(sdev);
+
+	mutex_lock(&lt->hba->lock);
+	lt->hba->tags &= ~BIT(tpg->tag);
+	mutex_unlock(&lt->hba->lock);
+	kfree(lt);
+}
+
+/* ---- LUNs ---- */
+
+static int loop_post_link(struct tcmx_lun *lun)
+{
+	struct loop_tpg *lt = to_loop_tpg(lun->tpg);
+	int ret = -ENODEV;
+
+	mutex_lock(&lt->hba->lock);
+	if (!lt->nexus[0]) {
+		pr_err("tpgt_%u lun_%llu: no I_T nexus, write one to nexus first\n",
+		       lt->tpg.tag, lun->index);
+		goto out;
+	}
+	ret = scsi_add_device(lt->hba->shost, 0, lt->tpg.tag, lun->index);
+	if (ret) {
+		pr_err("tpgt_%u lun_%llu: scsi_add_device failed: %d\n",
+		       lt->tpg.tag, lun->index, ret);
+		goto out;
+	}
+	lt->nr_luns++;
+out:
+	mutex_unlock(&lt->hba->lock);
+	return ret;
+}
+
+static void loop_pre_unlink(struct tcmx_lun *lun)
+{
+	struct loop_tpg *lt = to_loop_tpg(lun->tpg);
+	struct scsi_device *sdev;
+
+	mutex_lock(&lt->hba->lock);
+	/* gone already if the user deleted it through sysfs */
+	sdev = scsi_device_lookup(lt->hba->shost, 0, lt->tpg.tag, lun->index);
+	if (sdev) {
+		scsi_remove_device(sdev);	/* drains its commands */
+		scsi_device_put(sdev);
+	}
+	if (!WARN_ON_ONCE(!lt->nr_luns))
+		lt->nr_luns--;
+	mutex_unlock(&lt->hba->lock);
+}
+
+/* ---- tpgt_<t>/ attributes ---- */
+
+static ssize_t loop_tpg_nexus_show(struct config_item *item, char *page)
+{
+	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&lt->hba->lock);
+	if (lt->nexus[0])
+		ret = snprintf(page, PAGE_SIZE, "%s\n", lt->nexus);
+	mutex_unlock(&lt->hba->lock);
+	return ret;
+}
+
+/* naa.<16 or 32 hex digits>, the forms of NAA 2, 3, 5 and 6 names */
+static bool loop_valid_port(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len != 4 + 16 && len != 4 + 32)
+		return false;
+	if (strncmp(name, "naa.", 4))
+		return false;
+	for (i = 4; i < len; i++)
+		if (!isxdigit(name[i]))
+			return false;
+	return true;
+}
+
+static ssize_t loop_tpg_nexus_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
+	struct loop_host *host = shost_priv(lt->hba->shost);
+	size_t len = strnlen(page, count);
+	ssize_t ret = count;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+
+	mutex_lock(&lt->hba->lock);
+	if (len == 4 && !strncmp(page, "NULL", 4)) {
+		if (!lt->nexus[0]) {
+			pr_err("tpgt_%u: no I_T nexus to drop\n", lt->tpg.tag);
+			ret = -ENODEV;
+		} else if (lt->nr_luns) {
+			pr_err("tpgt_%u: %u LUN(s) still linked, nexus kept\n",
+			       lt->tpg.tag, lt->nr_luns);
+			ret = -EPERM;
+		} else {
+			loop_drop_nexus(lt);
+		}
+	} else if (!loop_valid_port(page, len)) {
+		pr_err("tpgt_%u: initiator port %.*s is not naa.<16 or 32 hex digits>\n",
+		       lt->tpg.tag, (int)min_t(size_t, len, 64), page);
+		ret = -EINVAL;
+	} else if (lt->nexus[0]) {
+		pr_err("tpgt_%u: I_T nexus %s exists, write NULL first\n",
+		       lt->tpg.tag, lt->nexus);
+		ret = -EEXIST;
+	} else {
+		memcpy(lt->nexus, page, len);
+		lt->nexus[len] = '\0';
+		rcu_assign_pointer(host->tpgs[lt->tpg.tag], lt);
+	}
+	mutex_unlock(&lt->hba->lock);
+	return ret;
+}
+
+static ssize_t loop_tpg_transport_status_show(struct config_item *item,
+					      char *page)
+{
+	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
+
+	return snprintf(page, PAGE_SIZE, "%s\n",
+			READ_ONCE(lt->offline) ? "offline" : "online");
+}
+
+static ssize_t loop_tpg_transport_status_store(struct config_item *item,
+					       const char *page, size_t count)
+{
+	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
+
+	if (!strncmp(page, "online", 6)) {
+		WRITE_ONCE(lt->offline, false);
+		return count;
+	}
+	if (!strncmp(page, "offline", 7)) {
+		WRITE_ONCE(lt->offline, true);
+		return count;
+	}
+	pr_err("tpgt_%u: transport_status must be online or offline\n",
+	       lt->tpg.tag);
+	return -EINVAL;
+}
+
+static ssize_t loop_tpg_address_show(struct config_item *item, char *page)
+{
+	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
+
+	return snprintf(page, PAGE_SIZE, "%u:0:%u\n",
+			lt->hba->shost->host_no, lt->tpg.tag);
+}
+
+CONFIGFS_ATTR(loop_tpg_, nexus);
+CONFIGFS_ATTR(loop_tpg_, transport_status);
+CONFIGFS_ATTR_RO(loop_tpg_, address);
+
+static struct configfs_attribute *loop_tpg_attrs[] = {
+	&loop_tpg_attr_nexus,
+	&loop_tpg_attr_transport_status,
+	&loop_tpg_attr_address,
+	NULL,
+};
+
+/* ---- tpgt_<t>/attrib/ ---- */
+
+static ssize_t loop_tpg_attrib_fabric_prot_type_show(struct config_item *item,
+						     char *page)
+{
+	return snprintf(page, PAGE_SIZE, "0\n");	/* no T10 PI */
+}
+
+static ssize_t loop_tpg_attrib_fabric_prot_type_store(struct config_item *item,
+						      const char *page,
+						      size_t count)
+{
+	struct tcmx_tpg *tpg = tcmx_attrib_item_to_tpg(item);
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint(page, 0, &val);
+	if (ret) {
+		pr_err("tpgt_%u: fabric_prot_type is not a number\n", tpg->tag);
+		return ret;
+	}
+	if (val) {
+		pr_err("tpgt_%u: fabric_prot_type %u unsupported, only 0 (no protection)\n",
+		       tpg->tag, val);
+		return -EINVAL;
+	}
+	return count;
+}
+
+CONFIGFS_ATTR(loop_tpg_attrib_, fabric_prot_type);
+
+static struct configfs_attribute *loop_tpg_attrib_attrs[] = {
+	&loop_tpg_attrib_attr_fabric_prot_type,
+	NULL,
+};
+
+/* ---- module ---- */
+
+static const struct tcmx_fabric_ops loop_ops = {
+	.name			= "loopback",
+	.owner			= THIS_MODULE,
+	.version		= "tcmx loopback fabric v" TCMX_VERSION "\n",
+	.max_tpgt		= LOOP_MAX_TPGT,
+	.make_wwn		= loop_make_wwn,
+	.drop_wwn		= loop_drop_wwn,
+	.make_tpg		= loop_make_tpg,
+	.drop_tpg		= loop_drop_tpg,
+	.post_link		= loop_post_link,
+	.pre_unlink		= loop_pre_unlink,
+	.queue_status		= loop_queue_status,
+	.tpg_attrs		= loop_tpg_attrs,
+	.tpg_attrib_attrs	= loop_tpg_attrib_attrs,
+};
+
+static int __init loop_check_params(void)
+{
+	if (!loop_can_queue || loop_can_queue > BLK_MQ_MAX_DEPTH) {
+		pr_err("can_queue=%u: must be 1..%d\n", loop_can_queue,
+		       BLK_MQ_MAX_DEPTH);
+		return -EINVAL;
+	}
+	if (!loop_cmd_per_lun || loop_cmd_per_lun > loop_can_queue) {
+		pr_err("cmd_per_lun=%u: must be 1..can_queue (%u)\n",
+		       loop_cmd_per_lun, loop_can_queue);
+		return -EINVAL;
+	}
+	if (loop_nr_hw_queues > nr_cpu_ids) {
+		pr_err("nr_hw_queues=%u: must be 0..%u (CPUs)\n",
+		       loop_nr_hw_queues, nr_cpu_ids);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init loop_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(TCMX_SENSE_BUFFER_LEN != SCSI_SENSE_BUFFERSIZE);
+	BUILD_BUG_ON(BLK_MQ_MAX_DEPTH > SHRT_MAX);
+
+	ret = loop_check_params();
+	if (ret)
+		return ret;
+
+	loop_root = root_device_register("tcmx_loop");
+	if (IS_ERR(loop_root)) {
+		ret = PTR_ERR(loop_root);
+		pr_err("root_device_register failed: %d\n", ret);
+		return ret;
+	}
+	ret = tcmx_register_fabric(&loop_ops);
+	if (ret) {
+		pr_err("tcmx_register_fabric failed: %d\n", ret);
+		root_device_unregister(loop_root);
+	}
+	return ret;
+}
+
+static void __exit loop_exit(void)
+{
+	tcmx_unregister_fabric(&loop_ops);
+	root_device_unregister(loop_root);
+}
+
 module_init(loop_init);
 module_exit(loop_exit);
+
+MODULE_ALIAS("tcmx-fabric-loopback");
+MODULE_DESCRIPTION("tcmx loopback fabric: linked LUNs become local SCSI disks");
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("tcmx loopback fabric (stub)");
 MODULE_VERSION(TCMX_VERSION);
