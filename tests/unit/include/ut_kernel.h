@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the few kernel APIs that target/sbc.c, spc.c and
+ * the headers they include use.  Every <linux/...>, <asm/...> header under
+ * tests/unit/include just includes this file.  When sbc.c/spc.c start using
+ * something new, add it here (keep it small and obviously correct).
+ */
+#ifndef UT_KERNEL_H
+#define UT_KERNEL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef uint16_t __be16;
+typedef uint32_t __be32;
+typedef uint64_t __be64;
+typedef unsigned int gfp_t;
+
+#define KBUILD_MODNAME		"tcmx_core"
+#define __percpu
+#define __rcu
+#define __user
+#define __must_check
+#define __always_unused		__attribute__((unused))
+#define __maybe_unused		__attribute__((unused))
+#define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL(sym)
+
+#define BIT(n)			(1UL << (n))
+#define U8_MAX			0xffU
+#define U16_MAX			0xffffU
+#define U32_MAX			0xffffffffU
+#define U64_MAX			0xffffffffffffffffULL
+#define PAGE_SIZE		4096UL
+#define GFP_ATOMIC		0x1U
+#define GFP_KERNEL		0x2U
+#define GFP_NOWAIT		0x4U
+
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define container_of(p, t, m)	((t *)((char *)(p) - offsetof(t, m)))
+#define BUILD_BUG_ON(c)		_Static_assert(!(c), #c)
+#define WARN_ON(c)		({ bool _w = !!(c); if (_w) ut_warn(__FILE__, __LINE__); _w; })
+#define WARN_ON_ONCE(c)		WARN_ON(c)
+
+#define min(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
+#define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); _a > _b ? _a : _b; })
+#define min_t(t, a, b)	min((t)(a), (t)(b))
+#define max_t(t, a, b)	max((t)(a), (t)(b))
+#define min3(a, b, c)	min(min(a, b), c)
+#define max3(a, b, c)	max(max(a, b), c)
+#define clamp(v, l, h)	min(max(v, l), h)
+#define ALIGN(x, a)	(((x) + (a) - 1) / (a) * (a))
+#define round_up(x, y)	ALIGN(x, y)
+#define rounddown(x, y)	((x) - ((x) % (y)))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+
+/* pr_*(): format-checked, printed only with UT_VERBOSE set */
+void ut_printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ut_warn(const char *file, int line);
+#ifndef pr_fmt
+#define pr_fmt(fmt)		fmt
+#endif
+#define pr_err(fmt, ...)	ut_printk(pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	ut_printk(pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_info(fmt, ...)	ut_printk(pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_debug(fmt, ...)	ut_printk(pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_err_ratelimited	pr_err
+#define pr_warn_ratelimited	pr_warn
+
+/* memory: plain malloc, so ASan sees every overflow and leak */
+static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
+static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
+static inline void *kcalloc(size_t m, size_t n, gfp_t f) { (void)f; return calloc(m, n); }
+static inline void kfree(const void *p) { free((void *)p); }
+
+/* one thread: locks and RCU are no-ops */
+struct mutex { int unused; };
+typedef struct { int unused; } spinlock_t;
+static inline void rcu_read_lock(void) {}
+static inline void rcu_read_unlock(void) {}
+static inline void mutex_lock(struct mutex *m) { (void)m; }
+static inline void mutex_unlock(struct mutex *m) { (void)m; }
+static inline void spin_lock(spinlock_t *l) { (void)l; }
+static inline void spin_unlock(spinlock_t *l) { (void)l; }
+#define rcu_dereference(p)	(p)
+#define lockdep_assert_held(l)	((void)(l))
+
+/* opaque kernel objects that tcmx.h embeds */
+struct module;
+struct list_head { struct list_head *next, *prev; };
+struct percpu_ref { long count; };
+struct completion { int done; };
+struct work_struct { int pending; };
+typedef struct { int counter; } atomic_t;
+
+/* configfs: just the item name */
+struct config_item { const char *ci_name; };
+struct config_group { struct config_item cg_item; };
+struct config_item_type { int unused; };
+struct configfs_attribute { int unused; };
+static inline const char *config_item_name(struct config_item *i)
+{
+	return i->ci_name;
+}
+#define to_config_group(i)	container_of(i, struct config_group, cg_item)
+
+enum dma_data_direction {
+	DMA_BIDIRECTIONAL = 0,
+	DMA_TO_DEVICE = 1,
+	DMA_FROM_DEVICE = 2,
+	DMA_NONE = 3,
+};
+
+/* xarray: a flat array of UT_XA_MAX slots, NULL = empty */
+#define UT_XA_MAX	70000
+struct xarray { void **slot; };
+#define xa_for_each(xa, index, entry)					\
+	for ((index) = 0; (index) < UT_XA_MAX; (index)++)		\
+		if (!((entry) = (xa)->slot ? (xa)->slot[index] : NULL)) {} else
+static inline void *xa_load(struct xarray *xa, unsigned long index)
+{
+	return xa->slot && index < UT_XA_MAX ? xa->slot[index] : NULL;
+}
+
+/* scatterlist: one flat segment */
+struct scatterlist { u8 *buf; size_t len; };
+size_t sg_pcopy_from_buffer(struct scatterlist *sg, unsigned int nents,
+			    const void *buf, size_t len, size_t skip);
+size_t sg_pcopy_to_buffer(struct scatterlist *sg, unsigned int nents,
+			  void *buf, size_t len, size_t skip);
+#define sg_copy_from_buffer(sg, n, b, l)	sg_pcopy_from_buffer(sg, n, b, l, 0)
+#define sg_copy_to_buffer(sg, n, b, l)		sg_pcopy_to_buffer(sg, n, b, l, 0)
+
+int hex_to_bin(unsigned char ch);
+int scnprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* big-endian unaligned accessors */
+static inline u16 get_unaligned_be16(const void *p)
+{
+	const u8 *b = p;
+
+	return (u16)(b[0] << 8 | b[1]);
+}
+
+static inline u32 get_unaligned_be24(const void *p)
+{
+	const u8 *b = p;
+
+	return (u32)b[0] << 16 | (u32)b[1] << 8 | b[2];
+}
+
+static inline u32 get_unaligned_be32(const void *p)
+{
+	const u8 *b = p;
+
+	return (u32)b[0] << 24 | (u32)b[1] << 16 | (u32)b[2] << 8 | b[3];
+}
+
+static inline u64 get_unaligned_be64(const void *p)
+{
+	return (u64)get_unaligned_be32(p) << 32 |
+	       get_unaligned_be32((const u8 *)p + 4);
+}
+
+static inline void put_unaligned_be16(u16 v, void *p)
+{
+	u8 *b = p;
+
+	b[0] = v >> 8;
+	b[1] = v;
+}
+
+static inline void put_unaligned_be24(u32 v, void *p)
+{
+	u8 *b = p;
+
+	b[0] = v >> 16;
+	b[1] = v >> 8;
+	b[2] = v;
+}
+
+static inline void put_unaligned_be32(u32 v, void *p)
+{
+	put_unaligned_be16(v >> 16, p);
+	put_unaligned_be16(v, (u8 *)p + 2);
+}
+
+static inline void put_unaligned_be64(u64 v, void *p)
+{
+	put_unaligned_be32(v >> 32, p);
+	put_unaligned_be32(v, (u8 *)p + 4);
+}
+
+#endif /* UT_KERNEL_H */
