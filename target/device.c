@@ -1,19 +1,569 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: replaced by the real device.c */
+/*
+ * tcmx_core: the $T/core subtree of configfs and the backend registry.
+ *
+ *   core/alua/lu_gps/default_lu_gp/   LU group 0 (shown for rtslib, unused)
+ *   core/<plugin>_<id>/               an HBA: pins its backend's module
+ *   core/<plugin>_<id>/<name>/        a device: info control enable alias
+ *                                     udev_path attrib/ wwn/ pr/ alua/
+ *                                     statistics/
+ *
+ * attrib/, wwn/ and pr/ are in dev_attrs.c; ALUA target port groups and
+ * the LUN export accounting in alua.c.
+ * dev->lock guards every slow-path field of a device; the hot fields
+ * (nr_blocks, block_size, block_shift) only change while no LUN exports
+ * the device.
+ */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-#include <linux/module.h>
-#include "tcmx_core.h"
 
-int tcmx_register_backend(const struct tcmx_backend_ops *ops) { return 0; }
+#include <linux/kmod.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "tcmx_core.h"
+#include "device.h"
+
+#define TCMX_PLUGIN_NAME_MAX	32
+
+/* ------------------------------------------------------------------ */
+/* backend registry (under tcmx_cfs_mutex)                            */
+/* ------------------------------------------------------------------ */
+
+struct tcmx_backend {
+	const struct tcmx_backend_ops	*ops;
+	struct list_head		node;
+};
+
+static LIST_HEAD(tcmx_backends);
+
+static struct tcmx_backend *tcmx_backend_find(const char *name)
+{
+	struct tcmx_backend *b;
+
+	lockdep_assert_held(&tcmx_cfs_mutex);
+	list_for_each_entry(b, &tcmx_backends, node)
+		if (!strcmp(b->ops->name, name))
+			return b;
+	return NULL;
+}
+
+int tcmx_register_backend(const struct tcmx_backend_ops *ops)
+{
+	struct tcmx_backend *b;
+
+	if (!ops->name || !ops->name[0] ||
+	    strlen(ops->name) > TCMX_PLUGIN_NAME_MAX ||
+	    !ops->enable || !ops->execute_rw) {
+		pr_err("backend '%s': needs a name of 1-%d characters, ->enable and ->execute_rw\n",
+		       ops->name ?: "(null)", TCMX_PLUGIN_NAME_MAX);
+		return -EINVAL;
+	}
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->ops = ops;
+
+	mutex_lock(&tcmx_cfs_mutex);
+	if (tcmx_backend_find(ops->name)) {
+		mutex_unlock(&tcmx_cfs_mutex);
+		kfree(b);
+		pr_err("backend '%s' is already registered\n", ops->name);
+		return -EEXIST;
+	}
+	list_add_tail(&b->node, &tcmx_backends);
+	mutex_unlock(&tcmx_cfs_mutex);
+	pr_debug("backend '%s' registered\n", ops->name);
+	return 0;
+}
 EXPORT_SYMBOL_GPL(tcmx_register_backend);
-void tcmx_unregister_backend(const struct tcmx_backend_ops *ops) { }
+
+void tcmx_unregister_backend(const struct tcmx_backend_ops *ops)
+{
+	struct tcmx_backend *b;
+
+	mutex_lock(&tcmx_cfs_mutex);
+	b = tcmx_backend_find(ops->name);
+	if (b && b->ops == ops)
+		list_del(&b->node);
+	else
+		b = NULL;
+	mutex_unlock(&tcmx_cfs_mutex);
+
+	if (!b)
+		pr_warn("backend '%s' was not registered\n", ops->name);
+	kfree(b);
+}
 EXPORT_SYMBOL_GPL(tcmx_unregister_backend);
-int tcmx_core_dir_init(struct config_group *root) { return 0; }
-void tcmx_core_dir_exit(void) { }
-bool tcmx_item_is_dev(struct config_item *item) { return false; }
-struct tcmx_dev *tcmx_item_to_dev(struct config_item *item) { return NULL; }
-int tcmx_dev_export(struct tcmx_dev *dev, struct tcmx_lun *lun) { return -ENODEV; }
-void tcmx_dev_unexport(struct tcmx_dev *dev, struct tcmx_lun *lun) { }
-ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page) { return 0; }
-ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page, size_t count) { return -ENODEV; }
-u8 tcmx_lun_alua_state(struct tcmx_lun *lun) { return 0; }
+
+/* Look a backend up and pin its module; NULL if absent or unloading. */
+static const struct tcmx_backend_ops *tcmx_backend_get(const char *name)
+{
+	const struct tcmx_backend_ops *ops = NULL;
+	struct tcmx_backend *b;
+
+	mutex_lock(&tcmx_cfs_mutex);
+	b = tcmx_backend_find(name);
+	if (b && try_module_get(b->ops->owner))
+		ops = b->ops;
+	mutex_unlock(&tcmx_cfs_mutex);
+	return ops;
+}
+
+static void tcmx_backend_report_missing(const char *name)
+{
+	struct tcmx_backend *b;
+	char list[128] = "";
+	int n = 0;
+
+	mutex_lock(&tcmx_cfs_mutex);
+	list_for_each_entry(b, &tcmx_backends, node)
+		n += scnprintf(list + n, sizeof(list) - n, "%s%s",
+			       n ? " " : "", b->ops->name);
+	mutex_unlock(&tcmx_cfs_mutex);
+	pr_err("no backstore plugin '%s' (tcmx provides: %s)\n",
+	       name, n ? list : "none");
+}
+
+/* ------------------------------------------------------------------ */
+/* core/<plugin>_<id>/<name>: the device directory                    */
+/* ------------------------------------------------------------------ */
+
+static inline struct tcmx_dev *to_dev(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_dev, group);
+}
+
+/* statistics/ exists because LIO has it; nothing can be made inside. */
+static const struct config_item_type tcmx_stats_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+static ssize_t tcmx_dev_info_show(struct config_item *item, char *page)
+{
+	struct tcmx_dev *dev = to_dev(item);
+	ssize_t n, ret;
+
+	mutex_lock(&dev->lock);
+	/* rtslib parses "Status: ..." (and the backend's keys) from here */
+	n = sysfs_emit(page,
+		       "Status: %s  Max Queue Depth: %u  SectorSize: %u  HwMaxSectors: %u\n",
+		       dev->export_count ? "ACTIVATED" : "DEACTIVATED",
+		       dev->attrib.queue_depth, dev->attrib.block_size,
+		       dev->attrib.hw_max_sectors);
+	if (dev->ops->show_params) {
+		n += sysfs_emit_at(page, n, "        ");
+		ret = dev->ops->show_params(dev, page + n);
+		if (ret > 0)
+			n += ret;
+	}
+	mutex_unlock(&dev->lock);
+	return n;
+}
+CONFIGFS_ATTR_RO(tcmx_dev_, info);
+
+static ssize_t tcmx_dev_control_store(struct config_item *item,
+				      const char *page, size_t count)
+{
+	struct tcmx_dev *dev = to_dev(item);
+	ssize_t ret;
+
+	if (!dev->ops->set_params) {
+		pr_err("%s: backend %s takes no control parameters\n",
+		       tcmx_dev_name(dev), dev->ops->name);
+		return -EINVAL;
+	}
+	mutex_lock(&dev->lock);
+	if (dev->enabled) {
+		/* size and the like are fixed once enabled */
+		pr_err("%s: control: device is enabled, parameters are fixed\n",
+		       tcmx_dev_name(dev));
+		ret = -EBUSY;
+	} else {
+		ret = dev->ops->set_params(dev, page, count);
+	}
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+CONFIGFS_ATTR_WO(tcmx_dev_, control);
+
+static ssize_t tcmx_dev_enable_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(to_dev(item)->enabled));
+}
+
+/* Like LIO, a device can be enabled once and never disabled. */
+static ssize_t tcmx_dev_enable_store(struct config_item *item,
+				     const char *page, size_t count)
+{
+	struct tcmx_dev *dev = to_dev(item);
+	ssize_t ret;
+	int val;
+
+	if (kstrtoint(page, 0, &val) || val != 1) {
+		pr_err("%s: enable: only 1 is accepted (a device cannot be disabled)\n",
+		       tcmx_dev_name(dev));
+		return -EINVAL;
+	}
+	mutex_lock(&dev->lock);
+	if (dev->enabled) {
+		pr_err("%s: enable: device is already enabled\n",
+		       tcmx_dev_name(dev));
+		ret = -EEXIST;
+		goto out;
+	}
+	ret = dev->ops->enable(dev);
+	if (ret)
+		goto out;
+	dev->nr_blocks = dev->size_bytes >> dev->block_shift;
+	WRITE_ONCE(dev->enabled, true);
+	ret = count;
+out:
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+CONFIGFS_ATTR(tcmx_dev_, enable);
+
+static ssize_t tcmx_dev_show_string(struct tcmx_dev *dev, const char *s,
+				    char *page)
+{
+	ssize_t ret = 0;
+
+	mutex_lock(&dev->lock);
+	if (s[0])
+		ret = sysfs_emit(page, "%s\n", s);
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static ssize_t tcmx_dev_store_string(struct tcmx_dev *dev, const char *attr,
+				     char *dst, size_t size,
+				     const char *page, size_t count)
+{
+	size_t len = tcmx_chomp(page, count);
+
+	if (len >= size) {
+		pr_err("%s: %s: longer than %zu characters\n",
+		       tcmx_dev_name(dev), attr, size - 1);
+		return -EINVAL;
+	}
+	mutex_lock(&dev->lock);
+	memcpy(dst, page, len);
+	dst[len] = '\0';
+	mutex_unlock(&dev->lock);
+	return count;
+}
+
+static ssize_t tcmx_dev_udev_path_show(struct config_item *item, char *page)
+{
+	return tcmx_dev_show_string(to_dev(item), to_dev(item)->udev_path,
+				    page);
+}
+
+static ssize_t tcmx_dev_udev_path_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	struct tcmx_dev *dev = to_dev(item);
+
+	return tcmx_dev_store_string(dev, "udev_path", dev->udev_path,
+				     sizeof(dev->udev_path), page, count);
+}
+CONFIGFS_ATTR(tcmx_dev_, udev_path);
+
+static ssize_t tcmx_dev_alias_show(struct config_item *item, char *page)
+{
+	return tcmx_dev_show_string(to_dev(item), to_dev(item)->alias, page);
+}
+
+static ssize_t tcmx_dev_alias_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	struct tcmx_dev *dev = to_dev(item);
+
+	return tcmx_dev_store_string(dev, "alias", dev->alias,
+				     sizeof(dev->alias), page, count);
+}
+CONFIGFS_ATTR(tcmx_dev_, alias);
+
+static struct configfs_attribute *tcmx_dev_attrs[] = {
+	&tcmx_dev_attr_info,
+	&tcmx_dev_attr_control,
+	&tcmx_dev_attr_enable,
+	&tcmx_dev_attr_udev_path,
+	&tcmx_dev_attr_alias,
+	NULL,
+};
+
+/* Last reference gone: configfs guarantees no LUN links here any more. */
+static void tcmx_dev_release(struct config_item *item)
+{
+	struct tcmx_dev *dev = to_dev(item);
+
+	if (dev->ops) {		/* NULL: tcmx_hba_make_dev() failed */
+		mutex_lock(&dev->lock);
+		if (dev->ops->free_dev)
+			dev->ops->free_dev(dev);
+		mutex_unlock(&dev->lock);
+
+		mutex_lock(&tcmx_cfs_mutex);
+		tcmx_dev_count--;
+		mutex_unlock(&tcmx_cfs_mutex);
+	}
+	free_percpu(dev->stats);
+	mutex_destroy(&dev->lock);
+	kfree(dev);
+}
+
+static struct configfs_item_operations tcmx_dev_item_ops = {
+	.release	= tcmx_dev_release,
+};
+
+static const struct config_item_type tcmx_dev_type = {
+	.ct_item_ops	= &tcmx_dev_item_ops,
+	.ct_attrs	= tcmx_dev_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+bool tcmx_item_is_dev(struct config_item *item)
+{
+	return item && item->ci_type == &tcmx_dev_type;
+}
+
+struct tcmx_dev *tcmx_item_to_dev(struct config_item *item)
+{
+	return tcmx_item_is_dev(item) ? to_dev(item) : NULL;
+}
+
+static void tcmx_dev_add_group(struct tcmx_dev *dev, struct config_group *g,
+			       const char *name,
+			       const struct config_item_type *type)
+{
+	config_group_init_type_name(g, name, type);
+	configfs_add_default_group(g, &dev->group);
+}
+
+static struct config_group *tcmx_hba_make_dev(struct config_group *group,
+					      const char *name)
+{
+	struct tcmx_hba *hba = container_of(group, struct tcmx_hba, group);
+	struct tcmx_dev *dev;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->tg_pt_gps);
+	dev->hba = hba;
+	dev->ops = hba->ops;
+	config_group_init_type_name(&dev->group, name, &tcmx_dev_type);
+	tcmx_dev_attrs_init(dev);
+	tcmx_alua_dev_init(dev);
+	tcmx_dev_add_group(dev, &dev->stats_group, "statistics",
+			   &tcmx_stats_type);
+
+	ret = -ENOMEM;
+	dev->stats = alloc_percpu(struct tcmx_stats);
+	if (!dev->stats)
+		goto out_put;
+	if (dev->ops->alloc_dev) {
+		mutex_lock(&dev->lock);
+		ret = dev->ops->alloc_dev(dev);
+		mutex_unlock(&dev->lock);
+		if (ret)
+			goto out_put;
+	}
+
+	mutex_lock(&tcmx_cfs_mutex);
+	tcmx_dev_count++;
+	mutex_unlock(&tcmx_cfs_mutex);
+	return &dev->group;
+
+out_put:
+	dev->ops = NULL;	/* nothing for release to undo */
+	config_item_put(&dev->group.cg_item);
+	return ERR_PTR(ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* core/<plugin>_<id>: HBAs                                           */
+/* ------------------------------------------------------------------ */
+
+static inline struct tcmx_hba *to_hba(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_hba, group);
+}
+
+static ssize_t tcmx_hba_hba_info_show(struct config_item *item, char *page)
+{
+	struct tcmx_hba *hba = to_hba(item);
+
+	return sysfs_emit(page, "HBA Index: %u plugin: %s version: %s\n",
+			  hba->id, hba->ops->name,
+			  hba->ops->version ?: "v" TCMX_VERSION);
+}
+CONFIGFS_ATTR_RO(tcmx_hba_, hba_info);
+
+static ssize_t tcmx_hba_hba_mode_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+static ssize_t tcmx_hba_hba_mode_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	pr_err("%s: hba_mode: backend %s has no modes, it stays 0\n",
+	       config_item_name(item), to_hba(item)->ops->name);
+	return -EINVAL;
+}
+CONFIGFS_ATTR(tcmx_hba_, hba_mode);
+
+static struct configfs_attribute *tcmx_hba_attrs[] = {
+	&tcmx_hba_attr_hba_info,
+	&tcmx_hba_attr_hba_mode,
+	NULL,
+};
+
+static void tcmx_hba_release(struct config_item *item)
+{
+	struct tcmx_hba *hba = to_hba(item);
+
+	module_put(hba->ops->owner);
+	kfree(hba);
+}
+
+static struct configfs_item_operations tcmx_hba_item_ops = {
+	.release	= tcmx_hba_release,
+};
+
+static struct configfs_group_operations tcmx_hba_group_ops = {
+	.make_group	= tcmx_hba_make_dev,
+};
+
+static const struct config_item_type tcmx_hba_type = {
+	.ct_item_ops	= &tcmx_hba_item_ops,
+	.ct_group_ops	= &tcmx_hba_group_ops,
+	.ct_attrs	= tcmx_hba_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+/* mkdir core/<plugin>_<id>; the plugin name may itself contain '_'. */
+static struct config_group *tcmx_core_make_hba(struct config_group *group,
+					       const char *name)
+{
+	const struct tcmx_backend_ops *ops;
+	char plugin[TCMX_PLUGIN_NAME_MAX + 1];
+	const char *sep = strrchr(name, '_');
+	struct tcmx_hba *hba;
+	u32 id;
+
+	if (!sep || sep == name || sep - name > TCMX_PLUGIN_NAME_MAX ||
+	    kstrtou32(sep + 1, 10, &id)) {
+		pr_err("core/%s: an HBA directory is named <plugin>_<index>\n",
+		       name);
+		return ERR_PTR(-EINVAL);
+	}
+	memcpy(plugin, name, sep - name);
+	plugin[sep - name] = '\0';
+
+	ops = tcmx_backend_get(plugin);
+	if (!ops) {
+		request_module("tcmx-backend-%s", plugin);
+		ops = tcmx_backend_get(plugin);
+	}
+	if (!ops) {
+		tcmx_backend_report_missing(plugin);
+		return ERR_PTR(-EINVAL);
+	}
+
+	hba = kzalloc(sizeof(*hba), GFP_KERNEL);
+	if (!hba) {
+		module_put(ops->owner);
+		return ERR_PTR(-ENOMEM);
+	}
+	hba->ops = ops;
+	hba->id = id;
+	config_group_init_type_name(&hba->group, name, &tcmx_hba_type);
+	return &hba->group;
+}
+
+/* ------------------------------------------------------------------ */
+/* core/ and core/alua/lu_gps/default_lu_gp                           */
+/* ------------------------------------------------------------------ */
+
+static ssize_t tcmx_lu_gp_lu_gp_id_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+static ssize_t tcmx_lu_gp_lu_gp_id_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	pr_err("default_lu_gp: lu_gp_id is fixed at 0\n");
+	return -EINVAL;
+}
+CONFIGFS_ATTR(tcmx_lu_gp_, lu_gp_id);
+
+static ssize_t tcmx_lu_gp_members_show(struct config_item *item, char *page)
+{
+	return 0;
+}
+CONFIGFS_ATTR_RO(tcmx_lu_gp_, members);
+
+static struct configfs_attribute *tcmx_lu_gp_attrs[] = {
+	&tcmx_lu_gp_attr_lu_gp_id,
+	&tcmx_lu_gp_attr_members,
+	NULL,
+};
+
+static const struct config_item_type tcmx_lu_gp_type = {
+	.ct_attrs	= tcmx_lu_gp_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static const struct config_item_type tcmx_core_plain_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_group_operations tcmx_core_group_ops = {
+	.make_group	= tcmx_core_make_hba,
+};
+
+static const struct config_item_type tcmx_core_type = {
+	.ct_group_ops	= &tcmx_core_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_group tcmx_core_group;
+static struct config_group tcmx_core_alua_group;
+static struct config_group tcmx_lu_gps_group;
+static struct config_group tcmx_default_lu_gp_group;
+
+int tcmx_core_dir_init(struct config_group *root)
+{
+	config_group_init_type_name(&tcmx_core_group, "core", &tcmx_core_type);
+	configfs_add_default_group(&tcmx_core_group, root);
+
+	config_group_init_type_name(&tcmx_core_alua_group, "alua",
+				    &tcmx_core_plain_type);
+	configfs_add_default_group(&tcmx_core_alua_group, &tcmx_core_group);
+
+	config_group_init_type_name(&tcmx_lu_gps_group, "lu_gps",
+				    &tcmx_core_plain_type);
+	configfs_add_default_group(&tcmx_lu_gps_group, &tcmx_core_alua_group);
+
+	config_group_init_type_name(&tcmx_default_lu_gp_group, "default_lu_gp",
+				    &tcmx_lu_gp_type);
+	configfs_add_default_group(&tcmx_default_lu_gp_group,
+				   &tcmx_lu_gps_group);
+	return 0;
+}
+
+/* After configfs_unregister_subsystem(), or if it was never registered. */
+void tcmx_core_dir_exit(void)
+{
+	configfs_remove_default_groups(&tcmx_lu_gps_group);
+	configfs_remove_default_groups(&tcmx_core_alua_group);
+	configfs_remove_default_groups(&tcmx_core_group);
+	list_del_init(&tcmx_core_group.group_entry);
+}

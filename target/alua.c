@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcmx_core: ALUA target port groups of a device (<dev>/alua/<group>) and
+ * the accounting of the LUNs that export a device (RTPI, group membership,
+ * <lun>/alua_tg_pt_gp).
+ *
+ * Every LUN linked to a device has a struct tcmx_export on tcmx_exports.
+ * Locking: tcmx_export_mutex (the list, lun->tg_pt_gp, nr_members) is
+ * taken before dev->lock (the device and its groups).  The fast path reads
+ * lun->tg_pt_gp->access_state under RCU only; a group is freed after a
+ * grace period once no LUN points at it.
+ *
+ * A user group that is removed hands its LUNs back to default_tg_pt_gp (as
+ * LIO does): rtslib removes a device's groups before its LUNs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "tcmx_core.h"
+#include "device.h"
+
+#define TCMX_ALUA_IMPLICIT		BIT(0)	/* access_type bits */
+#define TCMX_ALUA_EXPLICIT		BIT(1)
+#define TCMX_ALUA_MAX_NONOP_DELAY	10000	/* ms */
+#define TCMX_ALUA_MAX_TRANS_DELAY	30000	/* ms */
+#define TCMX_ALUA_MAX_IMPLICIT_TRANS	255	/* s */
+#define TCMX_ALUA_STATE_LBA_DEPENDENT	4
+
+struct tcmx_export {
+	struct list_head	node;
+	struct tcmx_lun		*lun;
+	struct tcmx_dev		*dev;
+};
+
+static LIST_HEAD(tcmx_exports);
+static DEFINE_MUTEX(tcmx_export_mutex);
+
+static struct tcmx_export *tcmx_export_find(struct tcmx_lun *lun)
+{
+	struct tcmx_export *ex;
+
+	lockdep_assert_held(&tcmx_export_mutex);
+	list_for_each_entry(ex, &tcmx_exports, node)
+		if (ex->lun == lun)
+			return ex;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* state names                                                        */
+/* ------------------------------------------------------------------ */
+
+static const struct {
+	u8		state;
+	u8		sup_bit;
+	const char	*name;
+} tcmx_alua_states[] = {
+	{ 0,  TCMX_ALUA_SUP_OPTIMIZED,     "Active/Optimized" },
+	{ 1,  TCMX_ALUA_SUP_NONOPTIMIZED,  "Active/NonOptimized" },
+	{ 2,  TCMX_ALUA_SUP_STANDBY,       "Standby" },
+	{ 3,  TCMX_ALUA_SUP_UNAVAILABLE,   "Unavailable" },
+	{ 4,  TCMX_ALUA_SUP_LBA_DEPENDENT, "LBA Dependent" },
+	{ 14, TCMX_ALUA_SUP_OFFLINE,       "Offline" },
+	{ 15, TCMX_ALUA_SUP_TRANSITIONING, "Transitioning" },
+};
+
+/* Index into tcmx_alua_states[], or -1. */
+static int tcmx_alua_state_idx(u32 state)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tcmx_alua_states); i++)
+		if (tcmx_alua_states[i].state == state)
+			return i;
+	return -1;
+}
+
+static const char *tcmx_alua_state_name(u8 state)
+{
+	int i = tcmx_alua_state_idx(state);
+
+	return i < 0 ? "Unknown" : tcmx_alua_states[i].name;
+}
+
+/* rtslib maps these back to 0, 1, 2 */
+static const char * const tcmx_alua_status_names[] = {
+	"None", "Altered by Explicit STPG", "Altered by Implicit ALUA",
+};
+
+static const char *tcmx_alua_status_name(u8 status)
+{
+	return status < ARRAY_SIZE(tcmx_alua_status_names) ?
+		tcmx_alua_status_names[status] : "Unknown";
+}
+
+/* rtslib maps these back to 0..3 == the access_type bits */
+static const char * const tcmx_alua_type_names[] = {
+	"None", "Implicit", "Explicit", "Implicit and Explicit",
+};
+
+/* ------------------------------------------------------------------ */
+/* <dev>/alua/<group> attributes                                      */
+/* ------------------------------------------------------------------ */
+
+static inline struct tcmx_tg_pt_gp *to_gp(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_tg_pt_gp,
+			    group);
+}
+
+/* A group has a valid ID once it is on dev->tg_pt_gps. */
+static bool tcmx_gp_has_id(struct tcmx_tg_pt_gp *gp)
+{
+	return !list_empty(&gp->node);
+}
+
+/* Parse 0..@max for attribute @attr of @gp; one pr_err on failure. */
+static int tcmx_gp_parse(struct tcmx_tg_pt_gp *gp, const char *attr,
+			 const char *page, u32 max, u32 *val)
+{
+	if (!kstrtou32(page, 0, val) && *val <= max)
+		return 0;
+	pr_err("%s: alua/%s/%s: need a number in 0..%u\n",
+	       tcmx_dev_name(gp->dev), config_item_name(&gp->group.cg_item),
+	       attr, max);
+	return -EINVAL;
+}
+
+static ssize_t tcmx_gp_alua_access_state_show(struct config_item *item,
+					      char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(to_gp(item)->access_state));
+}
+
+/* An implicit (configfs-driven) transition, checked as LIO does. */
+static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
+					       const char *page, size_t count)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	struct tcmx_dev *dev = gp->dev;
+	const char *why = NULL;
+	ssize_t ret = count;
+	u32 state;
+	int i;
+
+	if (kstrtou32(page, 0, &state) || tcmx_alua_state_idx(state) < 0) {
+		pr_err("%s: alua/%s/alua_access_state: need one of 0-4, 14, 15\n",
+		       tcmx_dev_name(dev), config_item_name(item));
+		return -EINVAL;
+	}
+	i = tcmx_alua_state_idx(state);
+
+	mutex_lock(&dev->lock);
+	if (!(gp->supported & tcmx_alua_states[i].sup_bit))
+		why = "is not enabled by its alua_support_* file";
+	else if (!(gp->access_type & TCMX_ALUA_IMPLICIT))
+		why = "needs implicit ALUA (alua_access_type 1 or 3)";
+	else if (state == TCMX_ALUA_STATE_LBA_DEPENDENT &&
+		 gp->access_type & TCMX_ALUA_EXPLICIT)
+		why = "is not allowed with explicit ALUA";
+	if (why) {
+		pr_err("%s: alua/%s: state %s %s\n", tcmx_dev_name(dev),
+		       config_item_name(item), tcmx_alua_states[i].name, why);
+		ret = -EINVAL;
+	} else {
+		WRITE_ONCE(gp->access_state, state);
+		gp->access_status = 2;	/* altered by implicit ALUA */
+	}
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+CONFIGFS_ATTR(tcmx_gp_, alua_access_state);
+
+static ssize_t tcmx_gp_alua_access_status_show(struct config_item *item,
+					       char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  tcmx_alua_status_name(to_gp(item)->access_status));
+}
+
+static ssize_t tcmx_gp_alua_access_status_store(struct config_item *item,
+						const char *page, size_t count)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	u32 val;
+
+	if (tcmx_gp_parse(gp, "alua_access_status", page, 2, &val))
+		return -EINVAL;
+	mutex_lock(&gp->dev->lock);
+	gp->access_status = val;
+	mutex_unlock(&gp->dev->lock);
+	return count;
+}
+CONFIGFS_ATTR(tcmx_gp_, alua_access_status);
+
+static ssize_t tcmx_gp_alua_access_type_show(struct config_item *item,
+					     char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  tcmx_alua_type_names[to_gp(item)->access_type & 3]);
+}
+
+static ssize_t tcmx_gp_alua_access_type_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	u32 val;
+
+	if (tcmx_gp_parse(gp, "alua_access_type", page, 3, &val))
+		return -EINVAL;
+	mutex_lock(&gp->dev->lock);
+	gp->access_type = val;
+	mutex_unlock(&gp->dev->lock);
+	return count;
+}
+CONFIGFS_ATTR(tcmx_gp_, alua_access_type);
+
+static ssize_t tcmx_gp_store_support(struct config_item *item,
+				     const char *attr, u8 bit,
+				     const char *page, size_t count)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	u32 val;
+
+	if (tcmx_gp_parse(gp, attr, page, 1, &val))
+		return -EINVAL;
+	mutex_lock(&gp->dev->lock);
+	if (val)
+		gp->supported |= bit;
+	else
+		gp->supported &= ~bit;
+	mutex_unlock(&gp->dev->lock);
+	return count;
+}
+
+#define TCMX_GP_SUPPORT(_name, _bit)					\
+static ssize_t tcmx_gp_alua_support_##_name##_show(struct config_item *item, \
+						   char *page)		\
+{									\
+	return sysfs_emit(page, "%d\n", !!(to_gp(item)->supported & _bit)); \
+}									\
+static ssize_t tcmx_gp_alua_support_##_name##_store(struct config_item *item, \
+						    const char *page,	\
+						    size_t count)	\
+{									\
+	return tcmx_gp_store_support(item, "alua_support_" #_name, _bit, \
+				     page, count);			\
+}									\
+CONFIGFS_ATTR(tcmx_gp_, alua_support_##_name)
+
+TCMX_GP_SUPPORT(transitioning, TCMX_ALUA_SUP_TRANSITIONING);
+TCMX_GP_SUPPORT(offline, TCMX_ALUA_SUP_OFFLINE);
+TCMX_GP_SUPPORT(lba_dependent, TCMX_ALUA_SUP_LBA_DEPENDENT);
+TCMX_GP_SUPPORT(unavailable, TCMX_ALUA_SUP_UNAVAILABLE);
+TCMX_GP_SUPPORT(standby, TCMX_ALUA_SUP_STANDBY);
+TCMX_GP_SUPPORT(active_nonoptimized, TCMX_ALUA_SUP_NONOPTIMIZED);
+TCMX_GP_SUPPORT(active_optimized, TCMX_ALUA_SUP_OPTIMIZED);
+
+/* A plain number 0.._max kept in gp->_field. */
+#define TCMX_GP_UINT(_attr, _field, _max)				\
+static ssize_t tcmx_gp_##_attr##_show(struct config_item *item, char *page) \
+{									\
+	return sysfs_emit(page, "%u\n", (u32)to_gp(item)->_field);	\
+}									\
+static ssize_t tcmx_gp_##_attr##_store(struct config_item *item,	\
+				       const char *page, size_t count)	\
+{									\
+	struct tcmx_tg_pt_gp *gp = to_gp(item);				\
+	u32 val;							\
+									\
+	if (tcmx_gp_parse(gp, #_attr, page, _max, &val))		\
+		return -EINVAL;						\
+	mutex_lock(&gp->dev->lock);					\
+	gp->_field = val;						\
+	mutex_unlock(&gp->dev->lock);					\
+	return count;							\
+}									\
+CONFIGFS_ATTR(tcmx_gp_, _attr)
+
+TCMX_GP_UINT(alua_write_metadata, write_metadata, 1);
+TCMX_GP_UINT(nonop_delay_msecs, nonop_delay_msecs, TCMX_ALUA_MAX_NONOP_DELAY);
+TCMX_GP_UINT(trans_delay_msecs, trans_delay_msecs, TCMX_ALUA_MAX_TRANS_DELAY);
+TCMX_GP_UINT(implicit_trans_secs, implicit_trans_secs,
+	     TCMX_ALUA_MAX_IMPLICIT_TRANS);
+TCMX_GP_UINT(preferred, preferred, 1);
+
+static ssize_t tcmx_gp_tg_pt_gp_id_show(struct config_item *item, char *page)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	ssize_t ret = 0;
+
+	mutex_lock(&gp->dev->lock);
+	if (tcmx_gp_has_id(gp))
+		ret = sysfs_emit(page, "%u\n", gp->id);
+	mutex_unlock(&gp->dev->lock);
+	return ret;
+}
+
+static bool tcmx_gp_id_in_use(struct tcmx_dev *dev, u32 id)
+{
+	struct tcmx_tg_pt_gp *gp;
+
+	list_for_each_entry(gp, &dev->tg_pt_gps, node)
+		if (gp->id == id)
+			return true;
+	return false;
+}
+
+/*
+ * The ID is set once; it makes the group usable by LUNs.  0 picks the
+ * lowest free ID (0 itself belongs to default_tg_pt_gp).
+ */
+static ssize_t tcmx_gp_tg_pt_gp_id_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	struct tcmx_dev *dev = gp->dev;
+	const char *why = NULL;
+	u32 id;
+
+	if (tcmx_gp_parse(gp, "tg_pt_gp_id", page, U16_MAX, &id))
+		return -EINVAL;
+
+	mutex_lock(&dev->lock);
+	if (tcmx_gp_has_id(gp)) {
+		why = "is already set";
+	} else if (!id) {
+		for (id = 1; id <= U16_MAX && tcmx_gp_id_in_use(dev, id); id++)
+			;
+		if (id > U16_MAX)
+			why = "has no free value left";
+	} else if (tcmx_gp_id_in_use(dev, id)) {
+		why = "is used by another group";
+	}
+	if (!why) {
+		gp->id = id;
+		list_add_tail(&gp->node, &dev->tg_pt_gps);
+	}
+	mutex_unlock(&dev->lock);
+
+	if (why) {
+		pr_err("%s: alua/%s/tg_pt_gp_id: %u %s\n", tcmx_dev_name(dev),
+		       config_item_name(item), id, why);
+		return -EINVAL;
+	}
+	return count;
+}
+CONFIGFS_ATTR(tcmx_gp_, tg_pt_gp_id);
+
+/* One "<fabric>/<wwn>/tpgt_<t>/lun_<n>" line per LUN in the group. */
+static ssize_t tcmx_gp_members_show(struct config_item *item, char *page)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	struct tcmx_export *ex;
+	char line[384];
+	ssize_t n = 0;
+	int len;
+
+	mutex_lock(&tcmx_export_mutex);
+	list_for_each_entry(ex, &tcmx_exports, node) {
+		struct tcmx_lun *lun = ex->lun;
+		struct tcmx_wwn *wwn = lun->tpg->wwn;
+
+		if (lun->tg_pt_gp != gp)
+			continue;
+		len = scnprintf(line, sizeof(line), "%s/%s/tpgt_%u/%s\n",
+				wwn->fabric->ops->name, tcmx_wwn_name(wwn),
+				lun->tpg->tag,
+				config_item_name(&lun->group.cg_item));
+		if (n + len >= PAGE_SIZE)
+			break;
+		memcpy(page + n, line, len);
+		n += len;
+	}
+	mutex_unlock(&tcmx_export_mutex);
+	return n;
+}
+CONFIGFS_ATTR_RO(tcmx_gp_, members);
+
+static struct configfs_attribute *tcmx_gp_attrs[] = {
+	&tcmx_gp_attr_alua_access_state,
+	&tcmx_gp_attr_alua_access_status,
+	&tcmx_gp_attr_alua_access_type,
+	&tcmx_gp_attr_alua_support_transitioning,
+	&tcmx_gp_attr_alua_support_offline,
+	&tcmx_gp_attr_alua_support_lba_dependent,
+	&tcmx_gp_attr_alua_support_unavailable,
+	&tcmx_gp_attr_alua_support_standby,
+	&tcmx_gp_attr_alua_support_active_nonoptimized,
+	&tcmx_gp_attr_alua_support_active_optimized,
+	&tcmx_gp_attr_alua_write_metadata,
+	&tcmx_gp_attr_nonop_delay_msecs,
+	&tcmx_gp_attr_trans_delay_msecs,
+	&tcmx_gp_attr_implicit_trans_secs,
+	&tcmx_gp_attr_preferred,
+	&tcmx_gp_attr_tg_pt_gp_id,
+	&tcmx_gp_attr_members,
+	NULL,
+};
+
+/* default_tg_pt_gp: embedded in the device, never removed on its own */
+static const struct config_item_type tcmx_default_gp_type = {
+	.ct_attrs	= tcmx_gp_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static void tcmx_gp_release(struct config_item *item)
+{
+	kfree(to_gp(item));
+}
+
+static struct configfs_item_operations tcmx_user_gp_item_ops = {
+	.release	= tcmx_gp_release,
+};
+
+static const struct config_item_type tcmx_user_gp_type = {
+	.ct_item_ops	= &tcmx_user_gp_item_ops,
+	.ct_attrs	= tcmx_gp_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+/* ------------------------------------------------------------------ */
+/* <dev>/alua: mkdir/rmdir of user groups                             */
+/* ------------------------------------------------------------------ */
+
+static void tcmx_gp_init(struct tcmx_tg_pt_gp *gp, struct tcmx_dev *dev)
+{
+	gp->dev = dev;
+	INIT_LIST_HEAD(&gp->node);
+	gp->access_type = TCMX_ALUA_IMPLICIT | TCMX_ALUA_EXPLICIT;
+	gp->supported = TCMX_ALUA_SUP_TRANSITIONING |
+			TCMX_ALUA_SUP_UNAVAILABLE | TCMX_ALUA_SUP_STANDBY |
+			TCMX_ALUA_SUP_NONOPTIMIZED | TCMX_ALUA_SUP_OPTIMIZED;
+	gp->nonop_delay_msecs = 100;
+}
+
+static struct config_group *tcmx_alua_make_gp(struct config_group *group,
+					      const char *name)
+{
+	struct tcmx_dev *dev = container_of(group, struct tcmx_dev,
+					    alua_group);
+	struct tcmx_tg_pt_gp *gp;
+
+	gp = kzalloc(sizeof(*gp), GFP_KERNEL);
+	if (!gp)
+		return ERR_PTR(-ENOMEM);
+	tcmx_gp_init(gp, dev);
+	config_group_init_type_name(&gp->group, name, &tcmx_user_gp_type);
+	return &gp->group;
+}
+
+static void tcmx_alua_drop_gp(struct config_group *group,
+			      struct config_item *item)
+{
+	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	struct tcmx_dev *dev = gp->dev;
+	struct tcmx_export *ex;
+
+	mutex_lock(&tcmx_export_mutex);
+	mutex_lock(&dev->lock);
+	list_del_init(&gp->node);
+	list_for_each_entry(ex, &tcmx_exports, node) {
+		if (ex->lun->tg_pt_gp != gp)
+			continue;
+		dev->default_tg_pt_gp.nr_members++;
+		WRITE_ONCE(ex->lun->tg_pt_gp, &dev->default_tg_pt_gp);
+	}
+	gp->nr_members = 0;
+	mutex_unlock(&dev->lock);
+	mutex_unlock(&tcmx_export_mutex);
+
+	synchronize_rcu();	/* tcmx_lun_alua_state() readers of @gp */
+	config_item_put(item);
+}
+
+static struct configfs_group_operations tcmx_alua_group_ops = {
+	.make_group	= tcmx_alua_make_gp,
+	.drop_item	= tcmx_alua_drop_gp,
+};
+
+static const struct config_item_type tcmx_alua_type = {
+	.ct_group_ops	= &tcmx_alua_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+void tcmx_alua_dev_init(struct tcmx_dev *dev)
+{
+	struct tcmx_tg_pt_gp *gp = &dev->default_tg_pt_gp;
+
+	config_group_init_type_name(&dev->alua_group, "alua", &tcmx_alua_type);
+	configfs_add_default_group(&dev->alua_group, &dev->group);
+
+	tcmx_gp_init(gp, dev);
+	gp->id = 0;
+	list_add_tail(&gp->node, &dev->tg_pt_gps);
+	config_group_init_type_name(&gp->group, "default_tg_pt_gp",
+				    &tcmx_default_gp_type);
+	configfs_add_default_group(&gp->group, &dev->alua_group);
+}
+
+/* ------------------------------------------------------------------ */
+/* LUN export accounting                                              */
+/* ------------------------------------------------------------------ */
+
+static bool tcmx_rtpi_in_use(struct tcmx_dev *dev, u16 rtpi)
+{
+	struct tcmx_export *ex;
+
+	list_for_each_entry(ex, &tcmx_exports, node)
+		if (ex->dev == dev && ex->lun->rtpi == rtpi)
+			return true;
+	return false;
+}
+
+int tcmx_dev_export(struct tcmx_dev *dev, struct tcmx_lun *lun)
+{
+	struct tcmx_export *ex;
+	u16 rtpi;
+	int ret = 0;
+
+	ex = kzalloc(sizeof(*ex), GFP_KERNEL);
+	if (!ex)
+		return -ENOMEM;
+	ex->lun = lun;
+	ex->dev = dev;
+
+	mutex_lock(&tcmx_export_mutex);
+	mutex_lock(&dev->lock);
+	if (!dev->enabled) {
+		pr_err("%s: cannot link a LUN to a device that is not enabled\n",
+		       tcmx_dev_name(dev));
+		ret = -ENODEV;
+	} else if (tcmx_export_find(lun)) {
+		pr_err("%s: %s already exports a device\n", tcmx_dev_name(dev),
+		       config_item_name(&lun->group.cg_item));
+		ret = -EEXIST;
+	} else if (dev->export_count >= U16_MAX - 1) {
+		pr_err("%s: no relative target port ID left\n",
+		       tcmx_dev_name(dev));
+		ret = -ENOSPC;
+	}
+	if (ret)
+		goto out;
+
+	do {
+		rtpi = ++dev->next_rtpi;
+	} while (!rtpi || tcmx_rtpi_in_use(dev, rtpi));
+	lun->rtpi = rtpi;
+	list_add_tail(&ex->node, &tcmx_exports);
+	dev->export_count++;
+	dev->default_tg_pt_gp.nr_members++;
+	WRITE_ONCE(lun->tg_pt_gp, &dev->default_tg_pt_gp);
+	ex = NULL;
+out:
+	mutex_unlock(&dev->lock);
+	mutex_unlock(&tcmx_export_mutex);
+	kfree(ex);
+	return ret;
+}
+
+void tcmx_dev_unexport(struct tcmx_dev *dev, struct tcmx_lun *lun)
+{
+	struct tcmx_export *ex;
+
+	mutex_lock(&tcmx_export_mutex);
+	ex = tcmx_export_find(lun);
+	if (WARN_ON_ONCE(!ex || ex->dev != dev)) {
+		mutex_unlock(&tcmx_export_mutex);
+		return;
+	}
+	mutex_lock(&dev->lock);
+	if (lun->tg_pt_gp)
+		lun->tg_pt_gp->nr_members--;
+	WRITE_ONCE(lun->tg_pt_gp, NULL);
+	dev->export_count--;
+	mutex_unlock(&dev->lock);
+	list_del(&ex->node);
+	mutex_unlock(&tcmx_export_mutex);
+	kfree(ex);
+}
+
+/* ------------------------------------------------------------------ */
+/* <lun>/alua_tg_pt_gp and the fast-path state                        */
+/* ------------------------------------------------------------------ */
+
+ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
+{
+	struct tcmx_tg_pt_gp *gp;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&tcmx_export_mutex);
+	gp = tcmx_export_find(lun) ? lun->tg_pt_gp : NULL;
+	/* rtslib takes the group name from after the first ':' */
+	if (gp)
+		ret = sysfs_emit(page,
+				 "TG Port Alias: %s\nTG Port Group ID: %u\nTG Port Primary Access State: %s\nTG Port Primary Access Status: %s\nTG Port Secondary Access State: %s\nTG Port Secondary Access Status: %s\n",
+				 config_item_name(&gp->group.cg_item), gp->id,
+				 tcmx_alua_state_name(READ_ONCE(gp->access_state)),
+				 tcmx_alua_status_name(gp->access_status),
+				 "None", "None");
+	mutex_unlock(&tcmx_export_mutex);
+	return ret;
+}
+
+/* A group name of the LUN's device, or "NULL" for default_tg_pt_gp. */
+ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
+				size_t count)
+{
+	struct tcmx_tg_pt_gp *gp, *new = NULL;
+	struct tcmx_export *ex;
+	struct tcmx_dev *dev;
+	char buf[NAME_MAX + 2], *name;
+	ssize_t ret = count;
+
+	if (count >= sizeof(buf)) {
+		pr_err("%s: alua_tg_pt_gp: group name too long\n",
+		       config_item_name(&lun->group.cg_item));
+		return -EINVAL;
+	}
+	memcpy(buf, page, count);
+	buf[count] = '\0';
+	name = strim(buf);
+
+	mutex_lock(&tcmx_export_mutex);
+	ex = tcmx_export_find(lun);
+	if (!ex) {
+		mutex_unlock(&tcmx_export_mutex);
+		return -ENODEV;
+	}
+	dev = ex->dev;
+	mutex_lock(&dev->lock);
+	if (!strcmp(name, "NULL")) {
+		new = &dev->default_tg_pt_gp;
+	} else {
+		list_for_each_entry(gp, &dev->tg_pt_gps, node)
+			if (!strcmp(config_item_name(&gp->group.cg_item), name))
+				new = gp;
+	}
+	if (!new) {
+		pr_err("%s: alua_tg_pt_gp: device %s has no ALUA group '%s' with an ID\n",
+		       config_item_name(&lun->group.cg_item),
+		       tcmx_dev_name(dev), name);
+		ret = -EINVAL;
+	} else if (new != lun->tg_pt_gp) {
+		if (lun->tg_pt_gp)
+			lun->tg_pt_gp->nr_members--;
+		new->nr_members++;
+		WRITE_ONCE(lun->tg_pt_gp, new);
+	}
+	mutex_unlock(&dev->lock);
+	mutex_unlock(&tcmx_export_mutex);
+	return ret;
+}
+
+u8 tcmx_lun_alua_state(struct tcmx_lun *lun)
+{
+	struct tcmx_tg_pt_gp *gp;
+	u8 state = 0;		/* Active/Optimized */
+
+	rcu_read_lock();
+	gp = READ_ONCE(lun->tg_pt_gp);
+	if (gp)
+		state = READ_ONCE(gp->access_state);
+	rcu_read_unlock();
+	return state;
+}
