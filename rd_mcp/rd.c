@@ -486,7 +486,7 @@ static ssize_t rd_show_params(struct tcmx_dev *dev, char *buf)
 	struct rd_dev *rd = dev->priv;
 
 	return scnprintf(buf, RD_INFO_MAX,
-			 "        TCM RamDisk ID: %u  RamDisk Makeup: rd_mcp\n"
+			 "TCM RamDisk ID: %u  RamDisk Makeup: rd_mcp\n"
 			 "        PAGES/PAGE_SIZE: %d*%lu  SG_table_count: %lu  nullio: %d dummy: %d\n",
 			 dev->hba->id, rd->p.pages, PAGE_SIZE, rd->nr_leaves,
 			 rd->p.nullio, rd->p.dummy);
