@@ -1,10 +1,80 @@
 # SPDX-License-Identifier: GPL-2.0
-KVER ?= $(shell ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)
+#
+# tcmx: three out-of-tree modules, built per kernel in build/<kver>/ so the
+# .ko for several kernels coexist (6.1's kbuild cannot put external-module
+# output anywhere but M=). Tests and the demo run in a QEMU VM (tools/vm).
+#
+#   make [KVER=ver | KDIR=dir]   build (default: the VM's 6.1 kernel)
+#   make check [KVERS="6.1 6.12"] build + run tests/ in one VM per kernel
+#   make demo                     targetcli + fio on tcmx LUNs in the VM
+#   make deps | checkpatch | clean | load | unload (load: on a real host)
+
+ifneq ($(KDIR),)
+KVER ?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
+KVER ?= $(shell tools/kver 6.1 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
+KVERS ?= 6.1 6.12
+W ?= 1
+
+MODDIRS := target rd_mcp loopback
+SRCS := Kbuild $(filter-out %.mod.c, \
+	$(wildcard $(foreach d,$(MODDIRS),$(d)/Kbuild $(d)/*.c $(d)/*.h)))
+B := build/$(KVER)
+KOS := target/tcmx_core.ko rd_mcp/tcmx_rd.ko loopback/tcmx_loop.ko
+CHECKPATCH := /usr/src/linux-source-6.1/scripts/checkpatch.pl
 
 all: modules
+
+# Copy the sources into build/<kver>/ (rsync keeps unchanged files'
+# times, so kbuild rebuilds only what changed) and build there.
 modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	@test -n "$(KVER)" -a -d "$(KDIR)" || { echo \
+	  "no kernel headers for '$(KVER)' in '$(KDIR)': make deps, or KDIR=..."; \
+	  exit 1; }
+	@mkdir -p $(B)
+	@if command -v rsync >/dev/null; then rsync -a -R $(SRCS) $(B)/; \
+	 else cp -pu --parents $(SRCS) $(B)/; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B) W=$(W) \
+		CONFIG_DEBUG_INFO_BTF_MODULES= modules
+
+deps:
+	@tools/deps
+
+check: deps
+	@tools/check $(KVERS)
+
+demo: deps
+	@$(MAKE) --no-print-directory modules
+	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo.sh
+
+# LINUX_VERSION_CODE tests are how one source tree serves 6.1 and 6.12
+checkpatch:
+	@test -x $(CHECKPATCH) || tools/deps --source
+	$(CHECKPATCH) --no-tree -q --ignore LINUX_VERSION_CODE -f $(filter %.c %.h,$(SRCS))
+
+# On a real host, for the running kernel. Only one target stack can own
+# configfs target/: the in-tree target_core_mod must not be loaded.
+RUNNING := $(shell uname -r)
+load:
+	@$(MAKE) --no-print-directory KVER=$(RUNNING) modules
+	@echo "warning: tcmx replaces the in-tree LIO for as long as it is loaded"
+	@if grep -q '^target_core_mod ' /proc/modules; then echo \
+	  "target_core_mod is loaded: unload the in-tree stack first"; exit 1; fi
+	modprobe configfs
+	insmod build/$(RUNNING)/target/tcmx_core.ko
+	insmod build/$(RUNNING)/rd_mcp/tcmx_rd.ko
+	insmod build/$(RUNNING)/loopback/tcmx_loop.ko
+
+unload:
+	/usr/bin/python3 tests/tcmxlib.py clean
+
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-.PHONY: all modules clean
+	rm -rf build
+	find . -path ./.git -prune -o \( -name '*.o' -o -name '*.ko' \
+	  -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
+	  -o -name modules.order -o -name Module.symvers \) -print0 | \
+	  xargs -0 rm -f
+
+.PHONY: all modules deps check demo checkpatch load unload clean

@@ -131,10 +131,12 @@ static int __init tcmx_core_init(void)
 	/* last: once registered, user space can reach everything */
 	ret = configfs_register_subsystem(&tcmx_subsys);
 	if (ret) {
-		if (ret == -EEXIST)
+		if (ret == -EEXIST) {
 			pr_err("configfs target/ is owned by another target stack (target_core_mod?); unload it first\n");
-		else
+			ret = -EBUSY;	/* modprobe takes -EEXIST for "loaded" */
+		} else {
 			pr_err("cannot register configfs target/: %d\n", ret);
+		}
 		goto out_core_dir;
 	}
 	pr_info("tcmx target core v%s loaded\n", TCMX_VERSION);

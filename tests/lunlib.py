@@ -1,0 +1,484 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the LUN integration tests (tests/test_lun_*.py, issue 3).
+
+Runs inside the test VM as root.  TCMX_TEST_STACK selects the stack under
+test: "tcmx" (default: tcmx_core + tcmx_rd + tcmx_loop) or "lio" (the
+in-tree target_core_mod + tcm_loop), which validates the tests themselves:
+every test that states in-tree behaviour must pass on both.  Tests for
+requirements the in-tree LIO does not meet are marked tcmx_only.
+"""
+import ctypes
+import fcntl
+import glob
+import os
+import re
+import secrets
+import subprocess
+import time
+
+import pytest
+
+T = "/sys/kernel/config/target"
+LOOP = T + "/loopback"
+STACK = os.environ.get("TCMX_TEST_STACK", "tcmx")
+if STACK == "lio":
+    LOAD = ["target_core_mod", "tcm_loop"]
+    UNLOAD = ["iscsi_target_mod", "tcm_loop", "target_core_pscsi",
+              "target_core_file", "target_core_iblock", "target_core_user",
+              "target_core_mod"]
+    FABRIC_MOD, BACKEND_MOD, CORE_MOD = "tcm_loop", "target_core_mod", \
+        "target_core_mod"
+else:
+    LOAD = ["tcmx_core", "tcmx_rd", "tcmx_loop"]
+    UNLOAD = ["tcmx_loop", "tcmx_rd", "tcmx_core"]
+    FABRIC_MOD, BACKEND_MOD, CORE_MOD = "tcmx_loop", "tcmx_rd", "tcmx_core"
+
+tcmx_only = pytest.mark.skipif(
+    STACK != "tcmx", reason="tcmx requirement the in-tree LIO does not meet")
+
+GiB = 1 << 30
+MiB = 1 << 20
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+# kernel log lines that fail any test
+BAD_KMSG = re.compile(r"WARNING:|BUG:|Oops|Call Trace|general protection|"
+                      r"invoked oom-killer|Out of memory|Killed process|"
+                      r"hung_task|soft lockup|list_add corruption|"
+                      r"refcount_t:|KASAN|UBSAN")
+# what the sd driver must not say about a LUN (issue 3)
+BAD_SD = re.compile(r"asking for cache data failed|[Uu]nsupported|"
+                    r"Assuming drive cache|Sense Key|failed")
+
+
+# ---------------------------------------------------------------- basics
+def run(cmd, check=True, timeout=300, **kw):
+    """Run cmd (list or shell string); return CompletedProcess (text)."""
+    p = subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, **kw)
+    if check and p.returncode:
+        raise AssertionError("%s: rc %d\n%s%s" % (cmd, p.returncode,
+                                                  p.stdout, p.stderr))
+    return p
+
+
+def wr(path, data):
+    """One write(2) of data to path, exactly like echo -n / rtslib."""
+    if isinstance(data, str):
+        data = data.encode()
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        n = os.write(fd, data)
+    finally:
+        os.close(fd)
+    assert n == len(data), "short write to %s: %d" % (path, n)
+
+
+def rd(path):
+    with open(path) as f:
+        return f.read()
+
+
+def err_of(fn, *args):
+    """errno raised by fn(*args), or 0 if it succeeded."""
+    try:
+        fn(*args)
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def modules():
+    with open("/proc/modules") as f:
+        return {l.split()[0] for l in f}
+
+
+def meminfo(key="MemAvailable"):
+    with open("/proc/meminfo") as f:
+        for l in f:
+            if l.startswith(key + ":"):
+                return int(l.split()[1]) * 1024
+    raise KeyError(key)
+
+
+# ------------------------------------------------------------ kernel log
+class Kmsg:
+    """Kernel messages logged after construction (via /dev/kmsg)."""
+
+    def __init__(self):
+        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        os.lseek(self.fd, 0, os.SEEK_END)
+        self.seen = []
+
+    def lines(self):
+        while True:
+            try:
+                rec = os.read(self.fd, 8192).decode(errors="replace")
+            except BlockingIOError:
+                break
+            except BrokenPipeError:     # overwritten records: go on
+                continue
+            hdr, _, msg = rec.partition(";")
+            self.seen.append(msg.split("\n")[0])
+        return list(self.seen)
+
+    def bad(self, pattern=BAD_KMSG):
+        return [l for l in self.lines() if pattern.search(l)]
+
+    def close(self):
+        os.close(self.fd)
+
+
+# ------------------------------------------------------------ the stack
+def env_setup():
+    """What the VM should have done; harmless when it did."""
+    if not os.path.ismount("/sys/kernel/config"):
+        run(["modprobe", "configfs"], check=False)
+        run(["mount", "-t", "configfs", "configfs", "/sys/kernel/config"])
+    for m in ("sd_mod", "sg"):
+        if m not in modules():
+            run(["modprobe", m], check=False)
+    os.makedirs("/etc/rtslib-fb-target", exist_ok=True)
+
+
+def load_stack():
+    env_setup()
+    for m in LOAD:
+        if m not in modules():
+            run(["modprobe", m])
+    assert os.path.isdir(T), "%s missing after loading %s" % (T, LOAD)
+
+
+def unload_stack():
+    clean()
+    for f in ("loopback", "iscsi"):
+        if os.path.isdir(os.path.join(T, f)):
+            err_of(os.rmdir, os.path.join(T, f))
+    for m in UNLOAD:
+        if m in modules():
+            run(["rmmod", m])
+    return modules()
+
+
+def _rmdir_quiet(p):
+    try:
+        os.rmdir(p)
+    except FileNotFoundError:
+        pass
+
+
+def clean():
+    """Remove every LUN, TPG, WWN, device and HBA under $T."""
+    if not os.path.isdir(T):
+        return
+    for fab in sorted(os.listdir(T)):
+        fp = os.path.join(T, fab)
+        if fab == "core" or not os.path.isdir(fp):
+            continue
+        for wwn in os.listdir(fp):
+            wp = os.path.join(fp, wwn)
+            if wwn == "discovery_auth" or not os.path.isdir(wp):
+                continue
+            for tpg in glob.glob(wp + "/tpgt_*"):
+                for lun in glob.glob(tpg + "/lun/lun_*"):
+                    for e in os.listdir(lun):
+                        if os.path.islink(os.path.join(lun, e)):
+                            os.unlink(os.path.join(lun, e))
+                    os.rmdir(lun)
+                os.rmdir(tpg)
+            os.rmdir(wp)
+    for dev in glob.glob(T + "/core/*_*/*"):
+        if not os.path.isdir(dev):
+            continue
+        for g in glob.glob(dev + "/alua/*"):
+            if not g.endswith("/default_tg_pt_gp"):
+                os.rmdir(g)
+        os.rmdir(dev)
+    for hba in glob.glob(T + "/core/*_*"):
+        if os.path.isdir(hba):
+            os.rmdir(hba)
+
+
+def free_hba_index():
+    used = {int(m.group(1)) for m in
+            (re.match(r".*_(\d+)$", p) for p in glob.glob(T + "/core/*_*"))
+            if m}
+    return min(set(range(len(used) + 1)) - used)
+
+
+def mk_rd(name, size, nullio=False, overcommit=False, serial=None):
+    """A ramdisk device made the way rtslib makes it; returns its path."""
+    hba = "%s/core/rd_mcp_%d" % (T, free_hba_index())
+    os.mkdir(hba)
+    so = hba + "/" + name
+    os.mkdir(so)
+    wr(so + "/control", "rd_pages=%d" % max(1, size // PAGE))
+    if nullio:
+        wr(so + "/control", "rd_nullio=1")
+    if overcommit:
+        wr(so + "/control", "rd_overcommit=1")
+    wr(so + "/enable", "1\n")
+    wr(so + "/wwn/vpd_unit_serial", (serial or name + "-" +
+                                     secrets.token_hex(8)) + "\n")
+    return so
+
+
+def new_wwn():
+    return "naa.5001405" + secrets.token_hex(5)[:9]
+
+
+def mk_target(wwn=None, tag=1):
+    """WWN + tpgt_<tag> + nexus, as rtslib does; returns the TPG path."""
+    wwn = wwn or new_wwn()
+    tpg = "%s/%s/tpgt_%d" % (LOOP, wwn, tag)
+    os.makedirs(tpg)
+    wr(tpg + "/nexus", new_wwn())
+    return tpg
+
+
+def link_lun(tpg, n, so, alias=None):
+    lun = "%s/lun/lun_%d" % (tpg, n)
+    os.mkdir(lun)
+    os.symlink(so, lun + "/" + (alias or secrets.token_hex(5)))
+    return lun
+
+
+def unlink_lun(lun):
+    for e in os.listdir(lun):
+        if os.path.islink(os.path.join(lun, e)):
+            os.unlink(os.path.join(lun, e))
+    os.rmdir(lun)
+
+
+def hctl(tpg, n):
+    """H:C:T:L of LUN n of tpg, from the TPG's address file."""
+    return "%s:%d" % (rd(tpg + "/address").strip(), n)
+
+
+def _sysdev(tpg, n, sub, timeout):
+    h = hctl(tpg, n)
+    end = time.time() + timeout
+    while True:
+        names = glob.glob("/sys/class/scsi_device/%s/device/%s/*" % (h, sub))
+        if names:
+            dev = "/dev/" + os.path.basename(names[0])
+            if os.path.exists(dev):
+                return dev
+        if time.time() > end:
+            raise AssertionError("no %s device for %s after %ds"
+                                 % (sub, h, timeout))
+        time.sleep(0.1)
+
+
+def disk(tpg, n, timeout=60):
+    """/dev/sdX of LUN n of tpg (waits for sd to attach it)."""
+    return _sysdev(tpg, n, "block", timeout)
+
+
+def sgdev(tpg, n, timeout=60):
+    return _sysdev(tpg, n, "scsi_generic", timeout)
+
+
+def scsi_present(tpg, n):
+    try:
+        return os.path.isdir("/sys/class/scsi_device/" + hctl(tpg, n))
+    except OSError:
+        return False
+
+
+def setup_luns(count, size, names="r"):
+    """count ramdisks of size on one TPG as LUNs 0..count-1.
+
+    Returns (tpg, [so...]) once every /dev/sdX exists."""
+    tpg = mk_target()
+    sos = []
+    for i in range(count):
+        so = mk_rd("%s%d" % (names, i), size)
+        link_lun(tpg, i, so)
+        sos.append(so)
+    for i in range(count):
+        disk(tpg, i)
+    return tpg, sos
+
+
+# ------------------------------------------------------------ targetcli
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+TCLI_TIMES = []      # per call: (command, seconds since start) pairs
+
+
+def tcli(*cmds, timeout=600):
+    """Run the unmodified /usr/bin/targetcli once with cmds on stdin.
+
+    Returns one (output, errors) pair per command: errors are the
+    "Error: ..." lines targetcli printed for that command."""
+    script = "set global auto_save_on_exit=false color_mode=false\n"
+    script += "".join(c + "\n" for c in cmds)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    t0 = time.time()
+    p = subprocess.Popen(["/usr/bin/targetcli"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=env)
+    p.stdin.write(script.encode())
+    p.stdin.close()
+    raw, stamps = b"", []
+    while True:
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        raw += chunk
+        stamps += [time.time() - t0] * chunk.count(b"/> ")
+    rc = p.wait(timeout=timeout)
+    out = ANSI.sub("", raw.decode(errors="replace"))
+    TCLI_TIMES.append(list(zip(["(start)", "(set)"] + list(cmds), stamps)))
+    if os.environ.get("TCMX_TEST_TIMES"):
+        with open(os.environ["TCMX_TEST_TIMES"], "a") as f:
+            for c, t in TCLI_TIMES[-1]:
+                f.write("%7.1f  %s\n" % (t, c))
+    assert rc == 0 and "Traceback" not in out, out
+    parts = out.split("/> ")
+    # parts: banner, "set global", one per command, "exit"
+    assert len(parts) == len(cmds) + 3, out
+    res = []
+    for part in parts[2:-1]:
+        errs = [l for l in part.splitlines() if l.startswith("Error")]
+        res.append((part, errs))
+    return res
+
+
+def tcli_ok(*cmds):
+    res = tcli(*cmds)
+    for c, (out, errs) in zip(cmds, res):
+        assert not errs, "targetcli %r failed:\n%s" % (c, out)
+    return [out for out, _ in res]
+
+
+def tree_text(ls_out):
+    """targetcli ls output without the volatile parts (dots, nexus)."""
+    lines = []
+    for l in ls_out.splitlines():
+        l = re.sub(r" \.+ ", " ", l.rstrip())
+        l = re.sub(r"\[naa\.[0-9a-f]{16}\]", "[NEXUS]", l)
+        if l.strip():
+            lines.append(l)
+    return lines
+
+
+# ------------------------------------------------------------ SCSI
+class SgIoHdr(ctypes.Structure):
+    _fields_ = [("interface_id", ctypes.c_int),
+                ("dxfer_direction", ctypes.c_int),
+                ("cmd_len", ctypes.c_ubyte), ("mx_sb_len", ctypes.c_ubyte),
+                ("iovec_count", ctypes.c_ushort),
+                ("dxfer_len", ctypes.c_uint), ("dxferp", ctypes.c_void_p),
+                ("cmdp", ctypes.c_void_p), ("sbp", ctypes.c_void_p),
+                ("timeout", ctypes.c_uint), ("flags", ctypes.c_uint),
+                ("pack_id", ctypes.c_int), ("usr_ptr", ctypes.c_void_p),
+                ("status", ctypes.c_ubyte), ("masked_status", ctypes.c_ubyte),
+                ("msg_status", ctypes.c_ubyte), ("sb_len_wr", ctypes.c_ubyte),
+                ("host_status", ctypes.c_ushort),
+                ("driver_status", ctypes.c_ushort),
+                ("resid", ctypes.c_int), ("duration", ctypes.c_uint),
+                ("info", ctypes.c_uint)]
+
+
+SG_IO = 0x2285
+
+
+def sgio(fd, cdb, din=0, dout=None, timeout_ms=60000):
+    """One SG_IO; returns (status, sense bytes, data-in bytes, hdr)."""
+    cdb_buf = ctypes.create_string_buffer(bytes(cdb), len(cdb))
+    sense = ctypes.create_string_buffer(96)
+    h = SgIoHdr(interface_id=ord("S"), cmd_len=len(cdb), mx_sb_len=96,
+                cmdp=ctypes.addressof(cdb_buf), sbp=ctypes.addressof(sense),
+                timeout=timeout_ms)
+    if dout is not None:
+        buf = ctypes.create_string_buffer(bytes(dout), len(dout))
+        h.dxfer_direction, h.dxfer_len = -2, len(dout)
+    elif din:
+        buf = ctypes.create_string_buffer(din)
+        h.dxfer_direction, h.dxfer_len = -3, din
+    else:
+        buf, h.dxfer_direction = None, -1
+    if buf is not None:
+        h.dxferp = ctypes.addressof(buf)
+    fcntl.ioctl(fd, SG_IO, h)
+    data = buf.raw[:din - h.resid] if din else b""
+    return h.status, sense.raw[:h.sb_len_wr], data, h
+
+
+def kcq(sense):
+    """(key, asc, ascq) of fixed or descriptor sense data."""
+    if not sense:
+        return None
+    if sense[0] & 0x7f in (0x72, 0x73):
+        return sense[1] & 0xf, sense[2], sense[3]
+    assert sense[0] & 0x7f in (0x70, 0x71), sense.hex()
+    return sense[2] & 0xf, sense[12], sense[13]
+
+
+def sg_raw(dev, cdb, rlen=0, data=None):
+    """Run sg_raw; returns (status text, (key, asc, ascq) or None, data)."""
+    args = ["sg_raw", "-v"]
+    out = "/tmp/sg_raw.out"
+    if rlen:
+        args += ["-r", str(rlen), "-o", out]
+    if data is not None:
+        with open("/tmp/sg_raw.in", "wb") as f:
+            f.write(data)
+        args += ["-s", str(len(data)), "-i", "/tmp/sg_raw.in"]
+    if os.path.exists(out):
+        os.unlink(out)
+    p = run(args + [dev] + ["%02x" % b for b in cdb], check=False,
+            timeout=120)
+    text = p.stdout + p.stderr
+    m = re.search(r"SCSI Status: (.+?)\s*$", text, re.M)
+    assert m, text
+    sense = None
+    lines = text.splitlines()
+    for i, l in enumerate(lines):
+        if "Raw sense data" in l:
+            hx = []
+            for h in lines[i + 1:]:
+                if not re.fullmatch(r"\s+(?:[0-9a-f]{2}\s*)+", h):
+                    break
+                hx += h.split()
+            sense = kcq(bytes.fromhex("".join(hx)))
+            break
+    got = b""
+    if rlen and os.path.exists(out):
+        with open(out, "rb") as f:
+            got = f.read()
+    return m.group(1), sense, got
+
+
+def tur(dev, tries=4):
+    """TEST UNIT READY until GOOD, consuming unit attentions (such as
+    REPORTED LUNS DATA HAS CHANGED after another LUN came or went)."""
+    for _ in range(tries):
+        st, sense, _ = sg_raw(dev, [0, 0, 0, 0, 0, 0])
+        if st == "Good":
+            return
+        assert sense and sense[0] == 6, (dev, st, sense)
+    raise AssertionError("%s: unit attentions do not stop" % dev)
+
+
+ILLEGAL_OPCODE = (0x5, 0x20, 0x00)
+INVALID_FIELD = (0x5, 0x24, 0x00)
+LBA_RANGE = (0x5, 0x21, 0x00)
+SPACE_ALLOC_FAILED = (0x7, 0x27, 0x07)
+
+
+# ------------------------------------------------------------ fixtures
+@pytest.fixture
+def lun_env():
+    """Stack loaded, empty tree before and after; no bad kernel messages."""
+    load_stack()
+    clean()
+    k = Kmsg()
+    yield k
+    clean()
+    bad = k.bad()
+    k.close()
+    assert not bad, "kernel said:\n" + "\n".join(bad)

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Issue 3: teardown in every order configfs allows, rmmod refused while
+a LUN is linked, then rmmod of all three modules."""
+import errno
+import glob
+import os
+
+from lunlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
+                    Kmsg, disk, err_of, hctl, link_lun, load_stack, lun_env,
+                    mk_rd, mk_target, modules, rd, run, scsi_present,
+                    tur, unlink_lun, unload_stack)
+
+assert lun_env
+
+
+def host_of(tpg):
+    return "/sys/class/scsi_host/host" + rd(tpg + "/address").split(":")[0]
+
+
+def gone(tpg, luns, host):
+    for h in luns:
+        assert not os.path.exists("/sys/class/scsi_device/" + h), h
+    assert not os.path.exists(host), host
+
+
+def test_lun_first(lun_env):
+    so = mk_rd("r0", 16 * MiB)
+    tpg = mk_target()
+    lun = link_lun(tpg, 0, so)
+    disk(tpg, 0)
+    h, host = hctl(tpg, 0), host_of(tpg)
+    unlink_lun(lun)
+    os.rmdir(tpg)
+    os.rmdir(os.path.dirname(tpg))
+    gone(tpg, [h], host)
+    os.rmdir(so)
+    os.rmdir(os.path.dirname(so))
+    assert not glob.glob(T + "/core/rd_mcp_*")
+
+
+def test_backstore_first(lun_env):
+    """Unlink, remove the device and its HBA, then the fabric side."""
+    so = mk_rd("r0", 16 * MiB)
+    tpg = mk_target()
+    lun = link_lun(tpg, 0, so)
+    dev = disk(tpg, 0)
+    h, host = hctl(tpg, 0), host_of(tpg)
+    alias = [e for e in os.listdir(lun) if os.path.islink(lun + "/" + e)][0]
+    os.unlink(lun + "/" + alias)
+    assert not os.path.exists(dev)
+    os.rmdir(so)
+    os.rmdir(os.path.dirname(so))
+    # the empty LUN dir and the TPG are still usable: relink a new device
+    so2 = mk_rd("r1", 32 * MiB)
+    os.symlink(so2, lun + "/x")
+    dev = disk(tpg, 0)
+    assert int(rd("/sys/block/%s/size" % os.path.basename(dev))) * 512 == \
+        32 * MiB
+    os.unlink(lun + "/x")
+    os.rmdir(so2)
+    os.rmdir(os.path.dirname(so2))
+    os.rmdir(lun)
+    os.rmdir(tpg)
+    os.rmdir(os.path.dirname(tpg))
+    gone(tpg, [h], host)
+
+
+def test_shared_device_two_tpgs(lun_env):
+    """One device behind two TPGs of one WWN and a second WWN."""
+    so = mk_rd("r0", 16 * MiB)
+    t1 = mk_target(tag=1)
+    wwn = os.path.basename(os.path.dirname(t1))
+    t2 = "%s/%s/tpgt_2" % (LOOP, wwn)
+    os.mkdir(t2)
+    run("echo -n naa.5001405%s > %s/nexus" % ("abcdef012", t2))
+    t3 = mk_target()
+    luns = [link_lun(t, i, so) for t, i in ((t1, 0), (t2, 4), (t3, 2))]
+    devs = [disk(t1, 0), disk(t2, 4), disk(t3, 2)]
+    assert hctl(t2, 4).split(":")[2] == "2"
+    run("printf shared | dd of=%s bs=512 oflag=direct conv=sync status=none"
+        % devs[0])
+    for d in devs:
+        p = run("dd if=%s bs=512 count=1 iflag=direct status=none | "
+                "head -c 6" % d)
+        assert p.stdout == "shared", d
+    # drop the TPGs in the middle first
+    unlink_lun(luns[1])
+    os.rmdir(t2)
+    assert "Status: ACTIVATED" in rd(so + "/info")
+    assert scsi_present(t1, 0) and not os.path.exists(devs[1])
+    unlink_lun(luns[2])
+    os.rmdir(t3)
+    os.rmdir(os.path.dirname(t3))
+    assert "Status: ACTIVATED" in rd(so + "/info")
+    unlink_lun(luns[0])
+    assert "Status: DEACTIVATED" in rd(so + "/info")
+    os.rmdir(t1)
+    os.rmdir(os.path.dirname(t1))
+
+
+def test_many_luns_reverse(lun_env):
+    tpg = mk_target()
+    sos = [mk_rd("r%d" % i, 4 * MiB) for i in range(6)]
+    luns = [link_lun(tpg, i * 3, so) for i, so in enumerate(sos)]
+    hs = [hctl(tpg, i * 3) for i in range(6)]
+    for i in range(6):
+        disk(tpg, i * 3)
+    host = host_of(tpg)
+    for lun in reversed(luns[::2]):
+        unlink_lun(lun)
+    for so in sos[::2]:
+        os.rmdir(so)
+    for i in (1, 3, 5):
+        tur(disk(tpg, i * 3))
+    for lun in luns[1::2]:
+        unlink_lun(lun)
+    os.rmdir(tpg)
+    os.rmdir(os.path.dirname(tpg))
+    gone(tpg, hs, host)
+
+
+def test_fabric_dir(lun_env):
+    tpg = mk_target()
+    assert err_of(os.rmdir, LOOP) in (errno.ENOTEMPTY, errno.EBUSY)
+    os.rmdir(tpg)
+    os.rmdir(os.path.dirname(tpg))
+    os.rmdir(LOOP)
+    assert not os.path.exists(LOOP)
+    os.mkdir(LOOP)
+    assert "version" in os.listdir(LOOP)
+    tpg = mk_target()
+    so = mk_rd("r0", 4 * MiB)
+    link_lun(tpg, 0, so)
+    disk(tpg, 0)
+
+
+def test_rmmod_refused_then_unload_all():
+    load_stack()
+    k = Kmsg()
+    so = mk_rd("r0", 16 * MiB)
+    tpg = mk_target()
+    link_lun(tpg, 0, so)
+    dev = disk(tpg, 0)
+    run("printf alive | dd of=%s bs=512 oflag=direct conv=sync status=none"
+        % dev)
+    for m in {FABRIC_MOD, BACKEND_MOD, CORE_MOD}:
+        p = run(["rmmod", m], check=False)
+        assert p.returncode != 0, "rmmod %s with a linked LUN" % m
+        assert m in modules()
+    p = run("dd if=%s bs=512 count=1 iflag=direct status=none | head -c 5"
+            % dev)
+    assert p.stdout == "alive"
+    left = unload_stack()
+    for m in LOAD:
+        assert m not in left
+    assert not os.path.exists(T)
+    assert not glob.glob("/sys/class/scsi_host/*/proc_name") or all(
+        "loop" not in rd(p) for p in glob.glob(
+            "/sys/class/scsi_host/*/proc_name"))
+    bad = k.bad()
+    k.close()
+    assert not bad, bad

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Module life cycle: load order, dependencies, coexistence with the
+in-tree LIO (only one stack can own configfs target/), modinfo."""
+import os
+import re
+
+import pytest
+
+from tcmxlib import KO, KVER, MODULES, PROJ, T, load, loaded, run, unload
+
+OWNED = "configfs target/ is owned by another target stack " \
+        "(target_core_mod?); unload it first"
+
+
+def holders(name):
+    return sorted(os.listdir("/sys/module/%s/holders" % name))
+
+
+def version():
+    with open(os.path.join(T, "version")) as f:
+        return f.read()
+
+
+def test_load_in_order_unload_in_reverse(dmesg):
+    load("tcmx_core")
+    assert loaded("tcmx_core")
+    assert version().startswith("tcmx target core v")
+    assert os.path.isfile(os.path.join(T, "dbroot"))
+    load("tcmx_rd")
+    load("tcmx_loop")
+    assert all(loaded(m) for m in MODULES)
+    assert holders("tcmx_core") == ["tcmx_loop", "tcmx_rd"]
+
+    for i, name in enumerate(MODULES[::-1]):
+        run(["rmmod", name])
+        assert not loaded(name)
+        assert all(loaded(m) for m in MODULES[:2 - i])
+    assert not os.path.exists(T)
+    log = dmesg.read()
+    assert "tcmx target core v" in log and "loaded" in log
+    assert "tcmx target core unloaded" in log
+
+
+@pytest.mark.parametrize("user", ["tcmx_rd", "tcmx_loop"])
+def test_core_in_use_refuses_rmmod(user):
+    load("tcmx_core", user)
+    p = run(["rmmod", "tcmx_core"], check=False)
+    assert p.returncode != 0
+    assert "in use" in p.stderr
+    assert loaded("tcmx_core") and loaded(user)
+    assert os.path.isdir(T)
+    unload(user, "tcmx_core")
+    assert not loaded("tcmx_core")
+
+
+def test_intree_owns_configfs_tcmx_refused(dmesg):
+    run(["modprobe", "target_core_mod"])
+    intree = version()
+    assert "tcmx" not in intree
+    # plain modprobe: it hides an -EEXIST from the module's init (it takes
+    # it for "already loaded"), so a refusal must not use that errno
+    p = load("tcmx_core", check=False)
+    assert p.returncode != 0, "modprobe tcmx_core succeeded"
+    assert not loaded("tcmx_core")
+    assert not os.path.exists("/sys/module/tcmx_core")
+    assert version() == intree
+    assert OWNED in dmesg.read()
+    # the in-tree stack still works
+    os.mkdir(os.path.join(T, "core", "rd_mcp_0"))
+    os.rmdir(os.path.join(T, "core", "rd_mcp_0"))
+
+
+def test_tcmx_owns_configfs_intree_refused(dmesg):
+    load("tcmx_core")
+    # the in-tree init fails with -EEXIST, which plain modprobe hides
+    p = run(["modprobe", "--first-time", "target_core_mod"], check=False)
+    assert p.returncode != 0
+    assert not loaded("target_core_mod")
+    assert "Error -17 while registering subsystem target" in dmesg.read()
+    assert version().startswith("tcmx target core v")
+
+
+def source_params(name):
+    """module_param* names declared in a module's sources."""
+    d = os.path.join(PROJ, os.path.dirname(KO[name]))
+    names = set()
+    for f in os.listdir(d):
+        if f.endswith(".c") and not f.endswith(".mod.c"):
+            with open(os.path.join(d, f)) as src:
+                text = src.read()
+            names |= set(re.findall(
+                r"\bmodule_param(?:_named|_cb|_array)?\(\s*(\w+)", text))
+    return names
+
+
+def modinfo(path, field):
+    return run(["modinfo", "-F", field, path]).stdout.strip()
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_modinfo(name):
+    with open(os.path.join(PROJ, "target", "tcmx.h")) as f:
+        ver = re.search(r'#define\s+TCMX_VERSION\s+"([^"]+)"', f.read())[1]
+    path = run(["modinfo", "-n", name]).stdout.strip()
+    assert path.endswith("/updates/tcmx/%s.ko" % name)
+    assert modinfo(path, "license") == "GPL"
+    assert "tcmx" in modinfo(path, "description")
+    assert modinfo(path, "version") == ver
+    assert modinfo(path, "vermagic").split()[0] == KVER
+    parms = {}
+    for line in modinfo(path, "parm").splitlines():
+        pname, _, desc = line.partition(":")
+        parms[pname] = desc
+    assert set(parms) == source_params(name)
+    for pname, desc in parms.items():
+        assert desc.split("(")[0].strip(), "parameter %s: no description" % pname
