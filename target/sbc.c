@@ -190,6 +190,9 @@ enum tcmx_sense tcmx_sbc_parse(struct tcmx_cmd *cmd)
 {
 	switch (cmd->cdb[0]) {
 	case READ_CAPACITY:
+		/* an LBA without PMI is an invalid field (SBC-3 5.15) */
+		if (!(cmd->cdb[8] & 0x01) && get_unaligned_be32(&cmd->cdb[2]))
+			return TCMX_SENSE_INVALID_CDB_FIELD;
 		cmd->execute = sbc_read_capacity_10;
 		return TCMX_SENSE_NONE;
 	case SERVICE_ACTION_IN_16:

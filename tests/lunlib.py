@@ -279,6 +279,20 @@ def sgdev(tpg, n, timeout=60):
     return _sysdev(tpg, n, "scsi_generic", timeout)
 
 
+def sd_attached(kmsg, dev, timeout=30):
+    """The sd lines about dev once sd said it attached it (the node in
+    /dev can appear before that line)."""
+    name = os.path.basename(dev)
+    end = time.time() + timeout
+    while True:
+        lines = [l for l in kmsg.lines() if "[%s]" % name in l]
+        if any("Attached SCSI disk" in l for l in lines):
+            return lines
+        if time.time() > end:
+            raise AssertionError("sd did not attach %s: %s" % (dev, lines))
+        time.sleep(0.2)
+
+
 def scsi_present(tpg, n):
     try:
         return os.path.isdir("/sys/class/scsi_device/" + hctl(tpg, n))

@@ -8,7 +8,7 @@ import stat
 
 from lunlib import (GiB, LOOP, MiB, PAGE, T, Kmsg, disk, err_of,
                     hctl, link_lun, lun_env, mk_rd, mk_target, new_wwn, rd,
-                    run, scsi_present, tcmx_only, tur, unlink_lun, wr,
+                    run, scsi_present, sd_attached, tcmx_only, tur, unlink_lun, wr,
                     BAD_SD)
 
 assert lun_env
@@ -32,8 +32,8 @@ def test_shell_flow(lun_env):
     with open("/sys/block/%s/size" % name) as f:
         assert int(f.read()) * 512 == GiB
     # the sd driver attached it cleanly
-    sdmsg = [l for l in lun_env.lines() if name in l or "sd " in l]
-    assert any("Attached SCSI disk" in l for l in sdmsg), sdmsg
+    sdmsg = sd_attached(lun_env, dev)
+    sdmsg += [l for l in lun_env.lines() if hctl(tpg, 0) in l]
     bad = [l for l in sdmsg if BAD_SD.search(l)]
     assert not bad, bad
     # data goes through the page cache too

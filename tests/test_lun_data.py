@@ -36,7 +36,7 @@ def test_zeroes_and_checksum(lun_env):
     # through the page cache, odd offsets
     run("dd if=/tmp/pat of=%s bs=4096 seek=12345 count=100 conv=fsync "
         "status=none" % dev)
-    run("echo 3 > /proc/sys/vm/drop_caches")
+    run("blockdev --flushbufs %s" % dev)
     got = run("dd if=%s bs=4096 skip=12345 count=100 status=none | "
               "sha256sum" % dev).stdout.split()[0]
     exp = run("head -c 409600 /tmp/pat | sha256sum").stdout.split()[0]
@@ -67,10 +67,6 @@ def test_fio_verify_8_luns(lun_env):
     jobs = fio(devs, [])
     for j in jobs:
         assert j["write"]["io_bytes"] == 16 * MiB, j["jobname"]
-        assert j["read"]["io_bytes"] == 16 * MiB, j["jobname"]
-    # and once more from scratch: the data is still there
-    jobs = fio(devs, ["--verify_only"])
-    for j in jobs:
         assert j["read"]["io_bytes"] == 16 * MiB, j["jobname"]
 
 

@@ -5,7 +5,7 @@ import os
 import re
 
 from lunlib import (BAD_SD, GiB, LOOP, MiB, STACK, T, disk, hctl, lun_env,
-                    rd, run, tcli, tcli_ok, tree_text)
+                    rd, run, sd_attached, tcli, tcli_ok, tree_text)
 
 assert lun_env
 WWN = "naa.5001405000000001"
@@ -57,8 +57,8 @@ def test_create_flow(lun_env):
     name = os.path.basename(dev)
     assert int(rd("/sys/block/%s/size" % name)) * 512 == GiB
     assert rd("/sys/block/%s/device/model" % name).strip() == "r0"
-    sd = [l for l in lun_env.lines() if name in l or hctl(TPG, 0) in l]
-    assert any("Attached SCSI disk" in l for l in sd), sd
+    sd = sd_attached(lun_env, dev)
+    sd += [l for l in lun_env.lines() if hctl(TPG, 0) in l]
     assert not [l for l in sd if BAD_SD.search(l)], sd
     run("head -c %d /dev/urandom > /tmp/pat" % (8 * MiB))
     run("dd if=/tmp/pat of=%s bs=1M oflag=direct status=none" % dev)
