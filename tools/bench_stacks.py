@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The four block stacks tools/bench compares, each with setup() and
+teardown().
+
+setup(luns, size_mb, nullio) loads the stack's modules, creates `luns`
+disks of `size_mb` MiB and returns their /dev paths; teardown() removes
+them and unloads every module the stack loaded, so that the next stack
+finds configfs target/ free (tcmx_core and target_core_mod cannot both own
+it). "nullio" is the no-data variant: rd_nullio=1 for the two LIO stacks,
+fake_rw=1 for scsi_debug, memory_backed=0 for null_blk.
+"""
+
+import glob
+import os
+import subprocess
+import time
+import warnings
+
+# rtslib warns when the kernel refuses its dbroot once backstores exist
+warnings.filterwarnings("ignore", message="Cannot set dbroot")
+
+CFS = "/sys/kernel/config"
+TARGET = CFS + "/target"
+NULLB = CFS + "/nullb"
+
+
+class StackError(Exception):
+    pass
+
+
+def sh(*cmd, timeout=120):
+    """Run a command; raise StackError with its stderr if it fails."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode:
+        msg = (p.stderr or p.stdout).strip().splitlines()
+        raise StackError("%s: %s" % (" ".join(cmd),
+                                     msg[-1] if msg else "exit %d" % p.returncode))
+    return p.stdout
+
+
+def wr(path, val):
+    with open(path, "w") as f:
+        f.write(str(val))
+
+
+def loaded_modules():
+    """{name: (refcount, [users])} from /proc/modules."""
+    mods = {}
+    with open("/proc/modules") as f:
+        for line in f:
+            fld = line.split()
+            users = [u for u in fld[3].split(",") if u and u != "-"]
+            mods[fld[0]] = (int(fld[2]), users)
+    return mods
+
+
+def modprobe(name, **params):
+    sh("modprobe", name, *["%s=%s" % kv for kv in params.items()])
+
+
+def has_module(name):
+    return subprocess.run(["modinfo", name], capture_output=True).returncode == 0
+
+
+def unload(names):
+    """rmmod every loaded module in `names`, users before what they use."""
+    while True:
+        mods = loaded_modules()
+        left = [m for m in names if m in mods]
+        if not left:
+            return
+        free = [m for m in left if not mods[m][1]]
+        if not free:
+            raise StackError("cannot unload %s (in use)" % ", ".join(left))
+        sh("rmmod", *free)
+
+
+def mount_configfs():
+    if not os.path.ismount(CFS):
+        subprocess.run(["modprobe", "configfs"], capture_output=True)
+        sh("mount", "-t", "configfs", "configfs", CFS)
+
+
+def scsi_disks():
+    """{'H:C:T:L': 'sdX'} for every SCSI disk with a block device."""
+    out = {}
+    for d in glob.glob("/sys/class/scsi_disk/*"):
+        blk = glob.glob(d + "/device/block/*")
+        if blk:
+            out[os.path.basename(d)] = os.path.basename(blk[0])
+    return out
+
+
+def hctl_key(hctl):
+    return tuple(int(x) for x in hctl.split(":"))
+
+
+def scsi_prepare():
+    """sd_mod may not be loaded yet where no udev runs."""
+    modprobe("sd_mod")
+    return scsi_disks()
+
+
+def wait_new_disks(before, n, timeout=90):
+    """Wait until n SCSI disks not in `before` have /dev nodes; return
+    their names ordered by host:channel:target:lun."""
+    end = time.monotonic() + timeout
+    while True:
+        new = {h: b for h, b in scsi_disks().items() if h not in before}
+        if len(new) >= n and all(os.path.exists("/dev/" + b)
+                                 for b in new.values()):
+            break
+        if time.monotonic() > end:
+            raise StackError("%d of %d disks appeared in %ds"
+                             % (len(new), n, timeout))
+        time.sleep(0.2)
+    if len(new) != n:
+        raise StackError("expected %d new disks, got %d" % (n, len(new)))
+    return [new[h] for h in sorted(new, key=hctl_key)]
+
+
+def no_scheduler(names):
+    for b in names:
+        path = "/sys/block/%s/queue/scheduler" % b
+        if os.path.exists(path):
+            wr(path, "none")
+
+
+def check_target_free():
+    mods = loaded_modules()
+    owner = [m for m in ("target_core_mod", "tcmx_core") if m in mods]
+    if owner or os.path.isdir(TARGET):
+        raise StackError("configfs target/ still owned (%s)"
+                         % (", ".join(owner) or "dir exists"))
+
+
+class Lio:
+    """A LIO-style stack driven with rtslib: one loopback target, one TPG,
+    one rd_mcp backstore per LUN; the disks are H:0:1:0..N-1 of one host."""
+
+    name = None
+    load = ()          # modprobe'd in order before rtslib runs
+    unload = ()        # rmmod'ed after teardown, with every prefix* one
+    prefix = None
+
+    def available(self):
+        return all(has_module(m) for m in self.load)
+
+    def setup(self, luns, size_mb, nullio):
+        check_target_free()
+        mount_configfs()
+        for m in self.load:
+            modprobe(m)
+        if not os.path.isdir(TARGET):
+            raise StackError("%s did not create %s" % (self.load[0], TARGET))
+        from rtslib_fb import FabricModule, Target, TPG, LUN
+        from rtslib_fb import RDMCPStorageObject
+        before = scsi_prepare()
+        tpg = TPG(Target(FabricModule("loopback")), 1)
+        for i in range(luns):
+            so = RDMCPStorageObject("bench%d" % i, size=size_mb << 20,
+                                    nullio=nullio)
+            LUN(tpg, i, so)
+        disks = wait_new_disks(before, luns)
+        no_scheduler(disks)
+        return ["/dev/" + b for b in disks]
+
+    def teardown(self):
+        err = None
+        if os.path.isdir(TARGET):
+            try:
+                from rtslib_fb import FabricModule, RTSRoot
+                for t in FabricModule("loopback").targets:
+                    t.delete()
+                for so in RTSRoot().storage_objects:
+                    so.delete()
+            except Exception as e:   # still try to unload
+                err = StackError("rtslib teardown: %s" % e)
+            for fab in ("loopback", "iscsi"):
+                if os.path.isdir(TARGET + "/" + fab):
+                    os.rmdir(TARGET + "/" + fab)
+        extra = [m for m in loaded_modules() if m.startswith(self.prefix)]
+        unload(list(self.unload) + sorted(set(extra) - set(self.unload)))
+        if err:
+            raise err
+
+
+class Tcmx(Lio):
+    name = "tcmx"
+    load = ("tcmx_core", "tcmx_rd", "tcmx_loop")
+    unload = ("tcmx_loop", "tcmx_rd", "tcmx_core")
+    prefix = "tcmx_"
+
+
+class InTree(Lio):
+    name = "in-tree"
+    load = ("target_core_mod", "tcm_loop")
+    # iscsi_target_mod only if rtslib pulled it in; target_core_{iblock,
+    # file,pscsi,user} are requested by the core on the first HBA mkdir
+    unload = ("tcm_loop", "iscsi_target_mod")
+    prefix = "target_core_"
+
+
+class ScsiDebug:
+    """scsi_debug: one host, one target per LUN, no delay; the LUNs share
+    one dev_size_mb store (its default)."""
+
+    name = "scsi_debug"
+
+    def available(self):
+        return has_module("scsi_debug")
+
+    def setup(self, luns, size_mb, nullio):
+        before = scsi_prepare()
+        modprobe("scsi_debug", dev_size_mb=size_mb, num_tgts=luns,
+                 max_luns=1, delay=0, submit_queues=os.cpu_count(),
+                 fake_rw=int(nullio))
+        disks = wait_new_disks(before, luns)
+        no_scheduler(disks)
+        return ["/dev/" + b for b in disks]
+
+    def teardown(self):
+        unload(["scsi_debug"])
+
+
+class NullBlk:
+    """null_blk in blk-mq mode, completing inline (irqmode=0), devices made
+    through configfs nullb/ so that their size is exact in MiB (the module
+    parameter gb= only takes whole GiB)."""
+
+    name = "null_blk"
+
+    def available(self):
+        return has_module("null_blk")
+
+    def setup(self, luns, size_mb, nullio):
+        mount_configfs()
+        nq = os.cpu_count()
+        modprobe("null_blk", nr_devices=0, queue_mode=2, irqmode=0,
+                 submit_queues=nq)
+        if not os.path.isdir(NULLB):
+            raise StackError("null_blk has no configfs nullb/ here")
+        devs = []
+        for i in range(luns):
+            # 6.1+ names the disk after the configfs item, older kernels
+            # nullb<index>: item names nullb<i> give the same name
+            d = "%s/nullb%d" % (NULLB, i)
+            os.mkdir(d)
+            for attr, val in (("size", size_mb), ("blocksize", 512),
+                              ("queue_mode", 2), ("irqmode", 0),
+                              ("submit_queues", nq),
+                              ("memory_backed", int(not nullio)),
+                              ("power", 1)):
+                wr("%s/%s" % (d, attr), val)
+            if os.path.isdir("/sys/block/nullb%d" % i):
+                devs.append("nullb%d" % i)
+            else:
+                with open(d + "/index") as f:
+                    devs.append("nullb" + f.read().strip())
+        end = time.monotonic() + 30
+        while not all(os.path.exists("/dev/" + b) for b in devs):
+            if time.monotonic() > end:
+                raise StackError("null_blk /dev nodes did not appear")
+            time.sleep(0.2)
+        no_scheduler(devs)
+        return ["/dev/" + b for b in devs]
+
+    def teardown(self):
+        for d in glob.glob(NULLB + "/nullb*"):
+            os.rmdir(d)
+        unload(["null_blk"])
+
+
+STACKS = {s.name: s for s in (Tcmx(), InTree(), ScsiDebug(), NullBlk())}
+
+# what "nullio" means for each stack, for labels
+NULLIO_LABEL = {"tcmx": "rd_nullio=1", "in-tree": "rd_nullio=1",
+                "scsi_debug": "fake_rw=1", "null_blk": "memory_backed=0"}
+DATA_LABEL = {"tcmx": "rd_mcp", "in-tree": "rd_mcp",
+              "scsi_debug": "fake_rw=0", "null_blk": "memory_backed=1"}
+
+
+def used_mib():
+    """MemTotal - MemAvailable in MiB, after dropping the caches."""
+    subprocess.run(["sync"])
+    wr("/proc/sys/vm/drop_caches", 3)
+    time.sleep(1)
+    info = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            info[k] = int(v.split()[0])
+    return (info["MemTotal"] - info["MemAvailable"]) / 1024.0
