@@ -48,6 +48,13 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory modules
 	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo.sh
+	@tools/bench --vm --kernel $(or $(KVER),6.1) --quick
+
+# tcmx against in-tree LIO, scsi_debug and null_blk in one VM boot;
+# BENCH_ARGS="--rounds 5 ..." (see tools/bench --help, BENCHMARKS.md)
+bench: deps
+	@$(MAKE) --no-print-directory modules
+	@tools/bench --vm --kernel $(or $(KVER),6.1) $(BENCH_ARGS)
 
 # LINUX_VERSION_CODE tests are how one source tree serves 6.1 and 6.12
 checkpatch:
@@ -77,4 +84,4 @@ clean:
 	  -o -name modules.order -o -name Module.symvers \) -print0 | \
 	  xargs -0 rm -f
 
-.PHONY: all modules deps check demo checkpatch load unload clean
+.PHONY: all modules deps check demo bench checkpatch load unload clean
