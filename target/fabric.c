@@ -88,7 +88,6 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
 	if (ret)
 		goto out_ref;
-	tpg->nr_linked++;
 	mutex_unlock(&tcmx_cfs_mutex);
 
 	/* the fabric may send commands to the LUN from here on */
@@ -99,7 +98,6 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	pr_err("%s: fabric refused the LUN: %d\n", config_item_name(item),
 	       ret);
 	mutex_lock(&tcmx_cfs_mutex);
-	tpg->nr_linked--;
 	xa_erase(&tpg->luns, lun->index);
 out_ref:
 	percpu_ref_kill(&lun->ref);
@@ -133,7 +131,6 @@ static void tcmx_lun_drop_link(struct config_item *item,
 	percpu_ref_exit(&lun->ref);
 	tcmx_dev_unexport(dev, lun);
 	lun->dev = NULL;
-	tpg->nr_linked--;
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 
@@ -252,7 +249,6 @@ static struct config_group *tcmx_tpg_make(struct config_group *group,
 	tpg->wwn = wwn;
 	tpg->ops = tf->ops;
 	tpg->tag = tag;
-	tpg->nr_linked = 0;
 	xa_init(&tpg->luns);
 
 	config_group_init_type_name(&tpg->group, name, &tf->tpg_type);

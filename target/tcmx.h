@@ -41,13 +41,10 @@ enum tcmx_sense {
 	TCMX_SENSE_BUSY,		/* SAM BUSY, no sense data */
 	TCMX_SENSE_INVALID_OPCODE,	/* 05/20/00 */
 	TCMX_SENSE_INVALID_CDB_FIELD,	/* 05/24/00 */
-	TCMX_SENSE_INVALID_PARAM_FIELD,	/* 05/26/00 */
-	TCMX_SENSE_PARAM_LIST_LENGTH,	/* 05/1a/00 */
 	TCMX_SENSE_LBA_OUT_OF_RANGE,	/* 05/21/00 */
 	TCMX_SENSE_LUN_NOT_SUPPORTED,	/* 05/25/00 */
 	TCMX_SENSE_SAVING_NOT_SUPPORTED,	/* 05/39/00 */
 	TCMX_SENSE_SPACE_ALLOC_FAILED,	/* 07/27/07 */
-	TCMX_SENSE_WRITE_PROTECTED,	/* 07/27/00 */
 	TCMX_SENSE_INTERNAL_ERROR,	/* 04/44/00 */
 	TCMX_SENSE_MAX
 };
@@ -225,7 +222,6 @@ struct tcmx_tpg {
 	const struct tcmx_fabric_ops	*ops;	/* == wwn's fabric ops */
 	u16				tag;
 	struct xarray			luns;	/* index -> tcmx_lun, RCU */
-	int				nr_linked;
 };
 
 /* A LUN of a TPG (<tpg>/lun/lun_<index>). */
@@ -238,7 +234,6 @@ struct tcmx_lun {
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
-	void				*fabric_priv;
 };
 
 /* A backstore type, e.g. "rd_mcp". */
@@ -323,7 +318,6 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense);
 void tcmx_cmd_set_sense(struct tcmx_cmd *cmd, enum tcmx_sense sense);
 size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf,
 			    size_t len);
-size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len);
 
 /* registration */
 int tcmx_register_backend(const struct tcmx_backend_ops *ops);

@@ -25,13 +25,10 @@ struct tcmx_sense_code {
 static const struct tcmx_sense_code tcmx_sense_codes[TCMX_SENSE_MAX] = {
 	[TCMX_SENSE_INVALID_OPCODE]	 = { ILLEGAL_REQUEST, 0x20, 0x00 },
 	[TCMX_SENSE_INVALID_CDB_FIELD]	 = { ILLEGAL_REQUEST, 0x24, 0x00 },
-	[TCMX_SENSE_INVALID_PARAM_FIELD] = { ILLEGAL_REQUEST, 0x26, 0x00 },
-	[TCMX_SENSE_PARAM_LIST_LENGTH]	 = { ILLEGAL_REQUEST, 0x1a, 0x00 },
 	[TCMX_SENSE_LBA_OUT_OF_RANGE]	 = { ILLEGAL_REQUEST, 0x21, 0x00 },
 	[TCMX_SENSE_LUN_NOT_SUPPORTED]	 = { ILLEGAL_REQUEST, 0x25, 0x00 },
 	[TCMX_SENSE_SAVING_NOT_SUPPORTED] = { ILLEGAL_REQUEST, 0x39, 0x00 },
 	[TCMX_SENSE_SPACE_ALLOC_FAILED]	 = { DATA_PROTECT, 0x27, 0x07 },
-	[TCMX_SENSE_WRITE_PROTECTED]	 = { DATA_PROTECT, 0x27, 0x00 },
 	[TCMX_SENSE_INTERNAL_ERROR]	 = { HARDWARE_ERROR, 0x44, 0x00 },
 };
 
@@ -79,15 +76,6 @@ size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf, size_t len)
 	return cmd->xfer_len;
 }
 EXPORT_SYMBOL_GPL(tcmx_cmd_copy_to_sgl);
-
-size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len)
-{
-	len = min_t(size_t, len, cmd->data_len);
-	if (!len || !cmd->sgl)
-		return 0;
-	return sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
-}
-EXPORT_SYMBOL_GPL(tcmx_cmd_copy_from_sgl);
 
 static void tcmx_account(struct tcmx_cmd *cmd)
 {
