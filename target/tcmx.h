@@ -7,10 +7,11 @@
  * core sits between them.  A fabric embeds a struct tcmx_cmd in its own
  * per-command state (the SCSI command's private area for the loopback), fills
  * in the fields marked "fabric" and calls tcmx_submit_cmd().  The core looks
- * up the LUN under RCU, decodes the CDB once and runs the command; when the
- * command is done it calls the fabric's ->queue_status().  On the READ/WRITE
- * fast path nothing allocates, locks or sleeps, and ->queue_status() runs in
- * the submitting context unless the backend deferred the command.
+ * up the LUN under RCU, decodes the CDB once and runs the command.  A command
+ * that finishes inline (every READ/WRITE rd_mcp can serve without sleeping)
+ * is final when tcmx_submit_cmd() returns true; one a backend deferred is
+ * handed back later through the fabric's ->queue_status().  On the READ/WRITE
+ * fast path nothing allocates, locks or sleeps.
  */
 #ifndef TCMX_H
 #define TCMX_H
@@ -283,7 +284,11 @@ struct tcmx_fabric_ops {
 	int		(*post_link)(struct tcmx_lun *lun);
 	void		(*pre_unlink)(struct tcmx_lun *lun);
 
-	/* command done: cmd->status, ->sense, ->xfer_len are final */
+	/*
+	 * A deferred command is done (tcmx_submit_cmd() returned or will
+	 * return false): cmd->status, ->sense, ->xfer_len are final.  Any
+	 * context.
+	 */
 	void		(*queue_status)(struct tcmx_cmd *cmd);
 
 	/* extra files in tpgt_<t>/ and tpgt_<t>/attrib/, NULL-terminated */
@@ -313,7 +318,7 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 }
 
 /* transport.c */
-void tcmx_submit_cmd(struct tcmx_cmd *cmd);
+bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense);
 void tcmx_cmd_set_sense(struct tcmx_cmd *cmd, enum tcmx_sense sense);
 size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf,

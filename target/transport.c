@@ -77,24 +77,20 @@ size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf, size_t len)
 }
 EXPORT_SYMBOL_GPL(tcmx_cmd_copy_to_sgl);
 
+/* this_cpu ops: no preemption toggle, one instruction each on x86 */
 static void tcmx_account(struct tcmx_cmd *cmd)
 {
-	struct tcmx_stats *st = get_cpu_ptr(cmd->dev->stats);
+	struct tcmx_stats __percpu *st = cmd->dev->stats;
 
-	st->cmds++;
+	this_cpu_inc(st->cmds);
 	if (cmd->data_dir == DMA_FROM_DEVICE)
-		st->read_bytes += cmd->xfer_len;
+		this_cpu_add(st->read_bytes, cmd->xfer_len);
 	else if (cmd->data_dir == DMA_TO_DEVICE)
-		st->write_bytes += cmd->xfer_len;
-	put_cpu_ptr(cmd->dev->stats);
+		this_cpu_add(st->write_bytes, cmd->xfer_len);
 }
 
-/*
- * Finish a command: sense from the outcome, statistics, drop the LUN pin,
- * hand it back to the fabric.  Backends that returned TCMX_SENSE_DEFERRED
- * call this themselves, from any context.
- */
-void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
+/* Sense from the outcome, statistics, drop the LUN pin. */
+static void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
 {
 	struct tcmx_lun *lun = cmd->lun;
 
@@ -104,11 +100,27 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
 		tcmx_account(cmd);
 		percpu_ref_put(&lun->ref);
 	}
+}
+
+/*
+ * Finish a command a backend deferred (it returned TCMX_SENSE_DEFERRED) and
+ * hand it back to the fabric through ->queue_status().  Any context.
+ */
+void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
+{
+	tcmx_finish_cmd(cmd, sense);
 	cmd->tpg->ops->queue_status(cmd);
 }
 EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
 
-void tcmx_submit_cmd(struct tcmx_cmd *cmd)
+/*
+ * Run a command.  Returns true when it finished inline: status, sense and
+ * xfer_len are final, ->queue_status() is not called and the fabric
+ * completes the command itself.  Returns false when a backend deferred it:
+ * ->queue_status() comes later (possibly before this returns, on another
+ * CPU), and the fabric must not touch the command until then.
+ */
+bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 {
 	struct tcmx_lun *lun;
 	enum tcmx_sense sense;
@@ -134,7 +146,9 @@ void tcmx_submit_cmd(struct tcmx_cmd *cmd)
 		sense = tcmx_parse_cdb_nolun(cmd);
 	if (likely(sense == TCMX_SENSE_NONE))
 		sense = cmd->execute(cmd);
-	if (sense != TCMX_SENSE_DEFERRED)
-		tcmx_complete_cmd(cmd, sense);
+	if (unlikely(sense == TCMX_SENSE_DEFERRED))
+		return false;
+	tcmx_finish_cmd(cmd, sense);
+	return true;
 }
 EXPORT_SYMBOL_GPL(tcmx_submit_cmd);

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Issue 3: the SCSI commands of a ramdisk LUN, field by field, with the
 sg3_utils tools; unknown opcodes and bad fields with sg_raw."""
+import os
 import re
 
 import pytest
 
-from lunlib import (GiB, ILLEGAL_OPCODE, INVALID_FIELD, LBA_RANGE, MiB,
-                    Kmsg, clean, disk, link_lun, load_stack, mk_rd,
+from lunlib import (GiB, ILLEGAL_OPCODE, INVALID_FIELD, LBA_RANGE, MiB, STACK,
+                    Kmsg, clean, disk, hctl, link_lun, load_stack, mk_rd,
                     mk_target, rd, run, sg_raw, sgdev, tur, wr)
 
 SIZE = GiB
@@ -296,3 +297,21 @@ def test_lba_out_of_range(lun):
              + [0, 0, 0, 1, 0, 0], 0, bytes(512))):
         st, sense, _ = sg_raw(dev, cdb, rlen=rlen, data=data)
         assert (st, sense) == ("Check Condition", LBA_RANGE), cdb
+
+
+def test_queue_depths_from_params(lun):
+    """The host and the LUN use tcmx_loop's can_queue and cmd_per_lun."""
+    def num(path):
+        return int(rd(path).strip())
+    if STACK != "tcmx":
+        pytest.skip("tcmx_loop parameters")
+    params = "/sys/module/tcmx_loop/parameters/"
+    h = hctl(lun["tpg"], 0)
+    sdev = "/sys/class/scsi_device/%s/device/" % h
+    host = "host" + h.split(":")[0]
+    assert num("/sys/class/scsi_host/%s/can_queue" % host) == \
+        num(params + "can_queue")
+    assert num(sdev + "queue_depth") == num(params + "cmd_per_lun")
+    # one blk-mq hardware queue per CPU
+    blk = os.path.basename(lun["dev"])
+    assert len(os.listdir("/sys/block/%s/mq" % blk)) == os.cpu_count()

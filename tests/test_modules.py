@@ -114,3 +114,36 @@ def test_modinfo(name):
     assert set(parms) == source_params(name)
     for pname, desc in parms.items():
         assert desc.split("(")[0].strip(), "parameter %s: no description" % pname
+
+
+def loop_param(name):
+    with open("/sys/module/tcmx_loop/parameters/" + name) as f:
+        return int(f.read())
+
+
+def test_loop_queue_depth_defaults(tcmx_modules):
+    # 64 tags per CPU, at least 256; each LUN may use them all
+    want = min(max(64 * os.cpu_count(), 256), 10240)
+    assert loop_param("can_queue") == want
+    assert loop_param("cmd_per_lun") == want
+    assert loop_param("nr_hw_queues") == 0     # one per CPU
+
+
+@pytest.mark.parametrize("params,msg", [
+    (["can_queue=10241"], "can_queue=10241: must be 0 (auto) or 1..10240"),
+    (["can_queue=200", "cmd_per_lun=300"],
+     "cmd_per_lun=300: must be 0 (= can_queue) or 1..can_queue (200)"),
+    (["nr_hw_queues=%d" % (os.cpu_count() + 1)],
+     "nr_hw_queues=%d: must be 0..%d (CPUs)" % (os.cpu_count() + 1,
+                                                 os.cpu_count())),
+])
+def test_loop_bad_params_refused(dmesg, params, msg):
+    load("tcmx_core")
+    p = run(["modprobe", "tcmx_loop"] + params, check=False)
+    assert p.returncode != 0
+    assert "Invalid argument" in p.stderr
+    assert not loaded("tcmx_loop")
+    assert ("tcmx_loop: " + msg) in dmesg.read()
+    # nothing left half-way: it loads fine afterwards
+    load("tcmx_loop")
+    assert loop_param("can_queue") >= 256

@@ -15,22 +15,31 @@ SHAPE_LABEL = {"rw75": "randrw 75/25", "rw25": "randrw 25/75"}
 MEM_BAR_MIB = 64
 
 
+def stacks_of(med):
+    """ORDER first, then the variants (tcmx:...) present in the medians."""
+    seen = {s for m in med.values() for s in m}
+    return list(ORDER) + sorted(seen - set(ORDER))
+
+
 def rounds_done(doc):
     return len({r["round"] for r in doc["runs"] if r.get("iops")})
 
 
 def medians(doc):
-    """{(shape, mode, luns): {stack: {"median", "min", "max", "n"}}}"""
+    """{(shape, mode, luns): {stack: {"median", "min", "max", "n",
+    "rounds": {round: iops}}}}"""
     groups = {}
     for r in doc["runs"]:
         if r.get("iops") is None:
             continue
         key = (r["shape"], r["mode"], r["luns"])
-        groups.setdefault(key, {}).setdefault(r["stack"], []).append(r["iops"])
+        groups.setdefault(key, {}).setdefault(r["stack"], {})[r["round"]] = \
+            r["iops"]
     out = {}
     for key, by in groups.items():
-        out[key] = {s: {"median": statistics.median(v), "min": min(v),
-                        "max": max(v), "n": len(v)} for s, v in by.items()}
+        out[key] = {s: {"median": statistics.median(v.values()),
+                        "min": min(v.values()), "max": max(v.values()),
+                        "n": len(v), "rounds": v} for s, v in by.items()}
     return out
 
 
@@ -52,10 +61,20 @@ def kiops(st):
     return "%.1fK±%d%%" % (st["median"] / 1000, round(spread))
 
 
+def paired(sa, sb):
+    """Median over the rounds of sa/sb within each round: the stacks of a
+    round run back to back, so the slow drifts of a TCG host cancel."""
+    if not sa or not sb:
+        return None
+    common = [r for r in sa["rounds"] if sb["rounds"].get(r)]
+    if not common:
+        return None
+    return statistics.median(sa["rounds"][r] / sb["rounds"][r]
+                             for r in common)
+
+
 def ratio(m, a, b):
-    if a in m and b in m and m[b]["median"]:
-        return m[a]["median"] / m[b]["median"]
-    return None
+    return paired(m.get(a), m.get(b))
 
 
 def fmt_ratio(x):
@@ -71,14 +90,17 @@ def table(doc):
              % (meta["kernel"], meta["nproc"],
                 " (VM)" if meta.get("in_vm") else "", meta["size_mb"],
                 meta["fio_version"], meta["numjobs"], rounds_done(doc),
-                meta["runtime"], meta["ramp"]),
-             "median IOPS ± half the min..max spread over the rounds", ""]
-    cols = ["case"] + list(ORDER) + ["tcmx/in-tree", "tcmx/sdebug",
-                                     "tcmx/nullblk", "in-tree/sdebug"]
+                meta["runtime"], meta["ramp"]) +
+             (", LUNs written in full first" if meta.get("prewrite") else ""),
+             "median IOPS ± half the min..max spread over the rounds; ratios:"
+             " median over the rounds of the ratio within a round", ""]
+    names = stacks_of(med)
+    cols = ["case"] + names + ["tcmx/in-tree", "tcmx/sdebug",
+                               "tcmx/nullblk", "in-tree/sdebug"]
     rows = []
     for key in sorted(med, key=case_order):
         m = med[key]
-        rows.append([case_label(key)] + [kiops(m.get(s)) for s in ORDER] +
+        rows.append([case_label(key)] + [kiops(m.get(s)) for s in names] +
                     [fmt_ratio(ratio(m, "tcmx", "in-tree")),
                      fmt_ratio(ratio(m, "tcmx", "scsi_debug")),
                      fmt_ratio(ratio(m, "tcmx", "null_blk")),
@@ -112,8 +134,7 @@ def bars(doc, med):
     t32 = med.get(("rw75", "data", 32), {}).get("tcmx")
     t8 = r75.get("tcmx")
     out.append("  tcmx 32 LUNs / 8 LUNs (randrw 75/25): %s"
-               % fmt_ratio(t32["median"] / t8["median"]
-                           if t32 and t8 else None))
+               % fmt_ratio(paired(t32, t8)))
     n75 = med.get(("rw75", "nullio", 8), {})
     out.append("  nullio 8 LUNs randrw 75/25: tcmx/scsi_debug(fake_rw=1) %s, "
                "tcmx/null_blk(no memory) %s"
@@ -145,7 +166,7 @@ def chart(doc, png):
     keys = sorted(med, key=case_order)
     if not keys:
         return "no data to chart"
-    stacks = [s for s in ORDER if any(s in med[k] for k in keys)]
+    stacks = [s for s in stacks_of(med) if any(s in med[k] for k in keys)]
     dat = os.path.splitext(png)[0] + ".dat"
     with open(dat, "w") as f:
         f.write("# case " + " ".join("%s_med %s_min %s_max" % (s, s, s)

@@ -140,6 +140,7 @@ class Lio:
 
     name = None
     load = ()          # modprobe'd in order before rtslib runs
+    params = {}        # {module: {param: value}} for those modprobes
     unload = ()        # rmmod'ed after teardown, with every prefix* one
     prefix = None
 
@@ -150,7 +151,7 @@ class Lio:
         check_target_free()
         mount_configfs()
         for m in self.load:
-            modprobe(m)
+            modprobe(m, **self.params.get(m, {}))
         if not os.path.isdir(TARGET):
             raise StackError("%s did not create %s" % (self.load[0], TARGET))
         from rtslib_fb import FabricModule, Target, TPG, LUN
@@ -186,10 +187,16 @@ class Lio:
 
 
 class Tcmx(Lio):
-    name = "tcmx"
+    """tcmx; a variant "tcmx:can_queue=256:shared_tags=0" loads tcmx_loop
+    with those parameters (to choose them from measurement)."""
+
     load = ("tcmx_core", "tcmx_rd", "tcmx_loop")
     unload = ("tcmx_loop", "tcmx_rd", "tcmx_core")
     prefix = "tcmx_"
+
+    def __init__(self, loop_params=()):
+        self.params = {"tcmx_loop": dict(loop_params)}
+        self.name = "tcmx" + "".join(":%s=%s" % kv for kv in loop_params)
 
 
 class InTree(Lio):
@@ -273,12 +280,19 @@ class NullBlk:
 
 STACKS = {s.name: s for s in (Tcmx(), InTree(), ScsiDebug(), NullBlk())}
 
-# what "nullio" means for each stack, for labels
-NULLIO_LABEL = {"tcmx": "rd_nullio=1", "in-tree": "rd_nullio=1",
-                "scsi_debug": "fake_rw=1", "null_blk": "memory_backed=0"}
-DATA_LABEL = {"tcmx": "rd_mcp", "in-tree": "rd_mcp",
-              "scsi_debug": "fake_rw=0", "null_blk": "memory_backed=1"}
 
+def stack(spec):
+    """The stack named `spec`: a name of STACKS, or a tcmx variant
+    "tcmx:param=value[:param=value...]" (tcmx_loop parameters)."""
+    if spec in STACKS:
+        return STACKS[spec]
+    name, _, rest = spec.partition(":")
+    if name != "tcmx" or not rest:
+        raise KeyError(spec)
+    kvs = [kv.partition("=") for kv in rest.split(":")]
+    if any(not k or not sep or not v for k, sep, v in kvs):
+        raise KeyError(spec)
+    return Tcmx([(k, v) for k, _, v in kvs])
 
 def used_mib():
     """MemTotal - MemAvailable in MiB, after dropping the caches."""
