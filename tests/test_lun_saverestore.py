@@ -39,13 +39,14 @@ def test_save_clear_restore_32(lun_env):
         run("sync; echo 3 > /proc/sys/vm/drop_caches")
         mem1 = meminfo()
         assert mem0 - mem1 < 256 * MiB, (mem0, mem1)
-        # written data is stored: page cache the write left does not count.
-        # MemAvailable moves by ~20 MiB on its own here (slab, per-CPU
-        # lists), so write enough that the data dominates the noise.
+        # written data takes memory (so the check above can fail): page
+        # cache the write left does not count.  MemAvailable follows only
+        # part of it on 6.12 (64 MiB written: -43 MiB; 256 MiB: -187 MiB;
+        # on 6.1 all of it), so ask for half of what is written.
         run("yes tcmx | head -c %d | dd of=%s bs=1M oflag=direct "
             "iflag=fullblock status=none" % (256 * MiB, disk(tpg, 3)))
         run("sync; echo 3 > /proc/sys/vm/drop_caches")
-        assert mem1 - meminfo() >= 192 * MiB, (mem1, meminfo())
+        assert mem1 - meminfo() >= 128 * MiB, (mem1, meminfo())
     run("printf 'ramdisk data' | dd of=%s bs=512 oflag=direct conv=sync "
         "status=none" % dev0)
     os.makedirs(SAVE, exist_ok=True)
