@@ -294,6 +294,28 @@ def stack(spec):
         raise KeyError(spec)
     return Tcmx([(k, v) for k, _, v in kvs])
 
+def seed_job(devs, rwmixread, numjobs, runtime, ramp):
+    """The project's seed fio job over `devs` (no output format)."""
+    return ["fio", "--name=bench", "--filename=" + ":".join(devs),
+            "--ioengine=libaio", "--direct=1", "--rw=randrw",
+            "--rwmixread=%d" % rwmixread, "--bs=4k", "--iodepth=64",
+            "--iodepth_batch_submit=4", "--iodepth_batch_complete_max=32",
+            "--numjobs=%d" % numjobs, "--time_based",
+            "--runtime=%d" % runtime, "--ramp_time=%d" % ramp,
+            "--group_reporting"]
+
+
+def prewrite(devs):
+    """Fill the LUNs once, sequentially, 1 MiB at a time."""
+    cmd = ["fio", "--name=prewrite", "--filename=" + ":".join(devs),
+           "--ioengine=libaio", "--direct=1", "--rw=write", "--bs=1M",
+           "--iodepth=8", "--output-format=terse"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if p.returncode:
+        raise StackError("prewrite fio: " + (
+            p.stderr.strip() or "exit %d" % p.returncode))
+
+
 def used_mib():
     """MemTotal - MemAvailable in MiB, after dropping the caches."""
     subprocess.run(["sync"])
