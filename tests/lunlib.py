@@ -18,6 +18,8 @@ import time
 
 import pytest
 
+from tcmxlib import Kmsg  # noqa: F401 (the tests import it from here)
+
 T = "/sys/kernel/config/target"
 LOOP = T + "/loopback"
 STACK = os.environ.get("TCMX_TEST_STACK", "tcmx")
@@ -40,11 +42,6 @@ GiB = 1 << 30
 MiB = 1 << 20
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
-# kernel log lines that fail any test
-BAD_KMSG = re.compile(r"WARNING:|BUG:|Oops|Call Trace|general protection|"
-                      r"invoked oom-killer|Out of memory|Killed process|"
-                      r"hung_task|soft lockup|list_add corruption|"
-                      r"refcount_t:|KASAN|UBSAN")
 # what the sd driver must not say about a LUN (issue 3)
 BAD_SD = re.compile(r"asking for cache data failed|[Uu]nsupported|"
                     r"Assuming drive cache|Sense Key|failed")
@@ -99,34 +96,6 @@ def meminfo(key="MemAvailable"):
             if l.startswith(key + ":"):
                 return int(l.split()[1]) * 1024
     raise KeyError(key)
-
-
-# ------------------------------------------------------------ kernel log
-class Kmsg:
-    """Kernel messages logged after construction (via /dev/kmsg)."""
-
-    def __init__(self):
-        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
-        os.lseek(self.fd, 0, os.SEEK_END)
-        self.seen = []
-
-    def lines(self):
-        while True:
-            try:
-                rec = os.read(self.fd, 8192).decode(errors="replace")
-            except BlockingIOError:
-                break
-            except BrokenPipeError:     # overwritten records: go on
-                continue
-            hdr, _, msg = rec.partition(";")
-            self.seen.append(msg.split("\n")[0])
-        return list(self.seen)
-
-    def bad(self, pattern=BAD_KMSG):
-        return [l for l in self.lines() if pattern.search(l)]
-
-    def close(self):
-        os.close(self.fd)
 
 
 # ------------------------------------------------------------ the stack

@@ -28,9 +28,11 @@ INTREE = ("iscsi_target_mod", "tcm_loop", "target_core_pscsi",
           "target_core_file", "target_core_iblock", "target_core_user",
           "target_core_mod")
 # kernel log lines that fail any test
-BAD_KMSG = re.compile(r"WARNING:|BUG:|kernel BUG|Oops|Call Trace|UBSAN:|"
-                      r"refcount_t:|INFO: task|circular locking|"
-                      r"general protection fault|list_(add|del) corruption")
+BAD_KMSG = re.compile(r"WARNING:|BUG:|kernel BUG|Oops|Call Trace|UBSAN:|KASAN|"
+                      r"refcount_t:|INFO: task|hung_task|soft lockup|"
+                      r"circular locking|general protection|"
+                      r"list_(add|del) corruption|invoked oom-killer|"
+                      r"Out of memory|Killed process")
 
 
 def run(cmd, check=True, timeout=300):
@@ -82,10 +84,10 @@ class Kmsg:
     def __init__(self):
         self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
         os.lseek(self.fd, 0, os.SEEK_END)
-        self.lines = []
+        self.seen = []
 
-    def read(self):
-        """All messages since construction, one string, newline-separated."""
+    def lines(self):
+        """All messages since construction, a list of lines."""
         while True:
             try:
                 rec = os.read(self.fd, 8192).decode(errors="replace")
@@ -94,12 +96,16 @@ class Kmsg:
             except BrokenPipeError:	# overwritten records: skip
                 continue
             head, _, msg = rec.partition(";")
-            self.lines.append(msg.split("\n")[0])
-        return "\n".join(self.lines)
+            self.seen.append(msg.split("\n")[0])
+        return list(self.seen)
+
+    def read(self):
+        """All messages since construction, one string, newline-separated."""
+        return "\n".join(self.lines())
 
     def bad(self):
         """The lines that look like a kernel warning, BUG or oops."""
-        return [ln for ln in self.read().split("\n") if BAD_KMSG.search(ln)]
+        return [ln for ln in self.lines() if BAD_KMSG.search(ln)]
 
     def close(self):
         os.close(self.fd)
