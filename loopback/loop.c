@@ -168,6 +168,7 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	unsigned int id = sc->device->id;
 	struct loop_tpg *lt = NULL;
 
+	/* keeps the TPG, and the LUN of a command the core runs inline */
 	rcu_read_lock();
 	if (likely(id < LOOP_MAX_TPGT))
 		lt = rcu_dereference(host->tpgs[id]);

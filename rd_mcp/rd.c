@@ -326,6 +326,7 @@ static enum tcmx_sense rd_execute_rw(struct tcmx_cmd *cmd)
 	sense = rd_do_rw(rd, cmd, false);
 	if (likely(sense != TCMX_SENSE_DEFERRED))
 		return sense;
+	tcmx_cmd_pin(cmd);
 	INIT_WORK(&cmd->work, rd_rw_work);
 	queue_work(rd_wq, &cmd->work);
 	return TCMX_SENSE_DEFERRED;

@@ -55,6 +55,21 @@ static void tcmx_lun_ref_release(struct percpu_ref *ref)
 	complete(&lun->drained);
 }
 
+/*
+ * No new command finds the LUN after this.  Those running inline with it
+ * hold the fabric's RCU read lock; the grace period percpu_ref_kill() waits
+ * for before the last reference drops outlasts them, so once "drained"
+ * completes no command uses the LUN or its device.
+ */
+static void tcmx_lun_unpublish(struct tcmx_lun *lun)
+{
+	struct tcmx_tpg *tpg = lun->tpg;
+
+	if (lun->index < TCMX_LUN_MAP)
+		RCU_INIT_POINTER(tpg->lun_map[lun->index], NULL);
+	xa_erase(&tpg->luns, lun->index);
+}
+
 static int tcmx_lun_allow_link(struct config_item *item,
 			       struct config_item *target)
 {
@@ -88,6 +103,8 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
 	if (ret)
 		goto out_ref;
+	if (lun->index < TCMX_LUN_MAP)
+		rcu_assign_pointer(tpg->lun_map[lun->index], lun);
 	mutex_unlock(&tcmx_cfs_mutex);
 
 	/* the fabric may send commands to the LUN from here on */
@@ -98,7 +115,7 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	pr_err("%s: fabric refused the LUN: %d\n", config_item_name(item),
 	       ret);
 	mutex_lock(&tcmx_cfs_mutex);
-	xa_erase(&tpg->luns, lun->index);
+	tcmx_lun_unpublish(lun);
 out_ref:
 	percpu_ref_kill(&lun->ref);
 	wait_for_completion(&lun->drained);
@@ -125,7 +142,7 @@ static void tcmx_lun_drop_link(struct config_item *item,
 		tpg->ops->pre_unlink(lun);
 
 	mutex_lock(&tcmx_cfs_mutex);
-	xa_erase(&tpg->luns, lun->index);
+	tcmx_lun_unpublish(lun);
 	percpu_ref_kill(&lun->ref);
 	wait_for_completion(&lun->drained);
 	percpu_ref_exit(&lun->ref);

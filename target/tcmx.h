@@ -6,12 +6,14 @@
  * A fabric knows nothing of backends and a backend nothing of fabrics: the
  * core sits between them.  A fabric embeds a struct tcmx_cmd in its own
  * per-command state (the SCSI command's private area for the loopback), fills
- * in the fields marked "fabric" and calls tcmx_submit_cmd().  The core looks
- * up the LUN under RCU, decodes the CDB once and runs the command.  A command
- * that finishes inline (every READ/WRITE rd_mcp can serve without sleeping)
- * is final when tcmx_submit_cmd() returns true; one a backend deferred is
- * handed back later through the fabric's ->queue_status().  On the READ/WRITE
- * fast path nothing allocates, locks or sleeps.
+ * in the fields marked "fabric" and calls tcmx_submit_cmd() inside an RCU
+ * read-side section of its own.  The core looks up the LUN, decodes the CDB
+ * once and runs the command.  A command that finishes inline (every
+ * READ/WRITE rd_mcp can serve without sleeping) is final when
+ * tcmx_submit_cmd() returns true; the caller's RCU section is all that keeps
+ * its LUN alive.  One a backend deferred (after tcmx_cmd_pin()) is handed
+ * back later through the fabric's ->queue_status().  On the READ/WRITE fast
+ * path nothing allocates, locks, sleeps or touches a shared counter.
  */
 #ifndef TCMX_H
 #define TCMX_H
@@ -28,6 +30,7 @@
 #define TCMX_VERSION		"0.1"
 #define TCMX_SENSE_BUFFER_LEN	96	/* == SCSI_SENSE_BUFFERSIZE */
 #define TCMX_FIXED_SENSE_LEN	18
+#define TCMX_LUN_MAP		256	/* LUNs 0..255: looked up in an array */
 #define TCMX_MAX_LUN		65536	/* lun_0 .. lun_65535 */
 
 /*
@@ -80,6 +83,7 @@ struct tcmx_cmd {
 	u8			status;		/* SAM status for the fabric */
 	u8			sense_len;	/* valid bytes in ->sense */
 	bool			fua;
+	bool			pinned;		/* tcmx_cmd_pin() was called */
 	tcmx_execute_fn		execute;
 
 	/* for a backend's or the core's slow path only */
@@ -223,6 +227,8 @@ struct tcmx_tpg {
 	const struct tcmx_fabric_ops	*ops;	/* == wwn's fabric ops */
 	u16				tag;
 	struct xarray			luns;	/* index -> tcmx_lun, RCU */
+	/* the first LUNs again, one load away for the fast path */
+	struct tcmx_lun __rcu		*lun_map[TCMX_LUN_MAP];
 };
 
 /* A LUN of a TPG (<tpg>/lun/lun_<index>). */
@@ -231,7 +237,7 @@ struct tcmx_lun {
 	struct tcmx_tpg			*tpg;
 	u64				index;
 	struct tcmx_dev			*dev;		/* NULL while unlinked */
-	struct percpu_ref		ref;		/* in-flight commands */
+	struct percpu_ref		ref;		/* deferred commands */
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
@@ -261,7 +267,8 @@ struct tcmx_backend_ops {
 	 * Fast path: move cmd->nr_blocks blocks at cmd->lba between the
 	 * device and cmd->sgl (cmd->data_dir says which way).  May run in
 	 * atomic context.  Returns a sense code or TCMX_SENSE_DEFERRED, in
-	 * which case the backend calls tcmx_complete_cmd() later.
+	 * which case the backend called tcmx_cmd_pin() before handing the
+	 * command to another context, and calls tcmx_complete_cmd() later.
 	 */
 	enum tcmx_sense (*execute_rw)(struct tcmx_cmd *cmd);
 	/* optional: SYNCHRONIZE CACHE; NULL means nothing to flush */
@@ -319,6 +326,7 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 
 /* transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
+void tcmx_cmd_pin(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense);
 void tcmx_cmd_set_sense(struct tcmx_cmd *cmd, enum tcmx_sense sense);
 size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf,

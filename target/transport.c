@@ -3,10 +3,11 @@
  * The command life cycle: a fabric submits, the core finds the LUN, decodes
  * the CDB once, runs it, and hands the finished command back to the fabric.
  *
- * The fast path takes no lock and allocates nothing: the LUN comes from the
- * TPG's xarray under RCU and is pinned with a per-CPU reference, statistics
- * are per CPU, and a backend that finishes inline (rd_mcp does) completes
- * the command in the submitting context.
+ * The fast path takes no lock, allocates nothing and writes no shared
+ * memory: the LUN comes from the TPG's array (or xarray) and stays alive for
+ * the fabric's RCU read-side section, statistics are per CPU, and a backend
+ * that finishes inline (rd_mcp does) completes the command in the submitting
+ * context.  Only a command a backend defers takes a reference on its LUN.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -89,18 +90,30 @@ static void tcmx_account(struct tcmx_cmd *cmd)
 		this_cpu_add(st->write_bytes, cmd->xfer_len);
 }
 
-/* Sense from the outcome, statistics, drop the LUN pin. */
+/* Sense from the outcome, statistics. */
 static void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
 {
-	struct tcmx_lun *lun = cmd->lun;
-
 	if (unlikely(sense != TCMX_SENSE_NONE))
 		tcmx_cmd_set_sense(cmd, sense);
-	if (likely(lun)) {
+	if (likely(cmd->lun))
 		tcmx_account(cmd);
-		percpu_ref_put(&lun->ref);
+}
+
+/*
+ * A backend calls this before it hands @cmd to another context and returns
+ * TCMX_SENSE_DEFERRED: it keeps the LUN (and so the device) from going away
+ * once the fabric's RCU section ends, until tcmx_complete_cmd().  Only from
+ * within ->execute_rw(), where the LUN cannot have dropped its last
+ * reference yet: unlinking waits for an RCU grace period first.
+ */
+void tcmx_cmd_pin(struct tcmx_cmd *cmd)
+{
+	if (cmd->lun) {
+		percpu_ref_get(&cmd->lun->ref);
+		cmd->pinned = true;
 	}
 }
+EXPORT_SYMBOL_GPL(tcmx_cmd_pin);
 
 /*
  * Finish a command a backend deferred (it returned TCMX_SENSE_DEFERRED) and
@@ -108,46 +121,60 @@ static void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
  */
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
 {
+	struct tcmx_lun *lun = cmd->pinned ? cmd->lun : NULL;
+
 	tcmx_finish_cmd(cmd, sense);
 	cmd->tpg->ops->queue_status(cmd);
+	/* the command may be reused from here on: only the saved LUN */
+	if (lun)
+		percpu_ref_put(&lun->ref);
 }
 EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
 
+static struct tcmx_lun *tcmx_lookup_lun(struct tcmx_tpg *tpg, u64 id)
+{
+	if (likely(id < TCMX_LUN_MAP))
+		return rcu_dereference(tpg->lun_map[id]);
+	return xa_load(&tpg->luns, id);
+}
+
 /*
- * Run a command.  Returns true when it finished inline: status, sense and
- * xfer_len are final, ->queue_status() is not called and the fabric
- * completes the command itself.  Returns false when a backend deferred it:
- * ->queue_status() comes later (possibly before this returns, on another
- * CPU), and the fabric must not touch the command until then.
+ * Run a command; the caller holds rcu_read_lock(), which keeps the LUN alive
+ * while the command runs inline.  Returns true when it finished inline:
+ * status, sense and xfer_len are final, ->queue_status() is not called and
+ * the fabric completes the command itself.  Returns false when a backend
+ * deferred it: ->queue_status() comes later (possibly before this returns,
+ * on another CPU), and the fabric must not touch the command until then.
  */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 {
 	struct tcmx_lun *lun;
 	enum tcmx_sense sense;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "command submitted outside an RCU read-side section");
 	cmd->status = SAM_STAT_GOOD;
 	cmd->sense_len = 0;
 	cmd->xfer_len = 0;
 	cmd->fua = false;
-	cmd->lun = NULL;
-	cmd->dev = NULL;
+	cmd->pinned = false;
 
-	rcu_read_lock();
-	lun = xa_load(&cmd->tpg->luns, cmd->lun_id);
-	if (likely(lun && percpu_ref_tryget_live(&lun->ref))) {
-		cmd->lun = lun;
+	/* published with its device set; gone only after a grace period */
+	lun = tcmx_lookup_lun(cmd->tpg, cmd->lun_id);
+	cmd->lun = lun;
+	if (likely(lun)) {
 		cmd->dev = lun->dev;
-	}
-	rcu_read_unlock();
-
-	if (likely(cmd->lun))
 		sense = tcmx_parse_cdb(cmd);
-	else
+	} else {
+		cmd->dev = NULL;
 		sense = tcmx_parse_cdb_nolun(cmd);
+	}
 	if (likely(sense == TCMX_SENSE_NONE))
 		sense = cmd->execute(cmd);
-	if (unlikely(sense == TCMX_SENSE_DEFERRED))
+	if (unlikely(sense == TCMX_SENSE_DEFERRED)) {
+		WARN_ON_ONCE(!cmd->pinned && cmd->lun);
 		return false;
+	}
 	tcmx_finish_cmd(cmd, sense);
 	return true;
 }

@@ -4,6 +4,8 @@ a LUN is linked, then rmmod of all three modules."""
 import errno
 import glob
 import os
+import subprocess
+import time
 
 from lunlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
                     Kmsg, disk, err_of, hctl, link_lun, load_stack, lun_env,
@@ -134,6 +136,49 @@ def test_fabric_dir(lun_env):
     disk(tpg, 0)
 
 
+def pattern_4m(i):
+    """sha256 of LUN i's 4 MiB pattern ("lun<i>" lines)."""
+    return run("yes lun%d | head -c %d | sha256sum"
+               % (i, 4 * MiB)).stdout.split()[0]
+
+
+def first_4m(dev):
+    return run("dd if=%s bs=1M count=4 iflag=direct status=none | sha256sum"
+               % dev).stdout.split()[0]
+
+
+def test_lun_lookup_paths_and_unlink_under_io(lun_env):
+    """LUNs 0..255 are found in the TPG's array, higher ones in its xarray:
+    data written to each reads back from the same LUN only; then a LUN is
+    unlinked while fio runs on it and on another, which keeps its data."""
+    tpg = mk_target()
+    ids = (0, 255, 256, 300)
+    sos = [mk_rd("r%d" % i, 8 * MiB) for i in ids]
+    luns = [link_lun(tpg, i, so) for i, so in zip(ids, sos)]
+    devs = [disk(tpg, i) for i in ids]
+    for i, dev in zip(ids, devs):
+        run("yes lun%d | head -c %d | dd of=%s bs=1M oflag=direct "
+            "iflag=fullblock status=none" % (i, 4 * MiB, dev))
+    for i, dev in zip(ids, devs):
+        assert first_4m(dev) == pattern_4m(i), "LUN %d" % i
+    fio = subprocess.Popen(
+        ["fio", "--name=u", "--filename=%s:%s" % (devs[2], devs[3]),
+         "--ioengine=libaio", "--direct=1", "--rw=randrw", "--bs=4k",
+         "--iodepth=32", "--offset=4M", "--time_based", "--runtime=60",
+         "--continue_on_error=all"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(3)
+        assert fio.poll() is None
+        unlink_lun(luns[3])
+        assert not os.path.exists(devs[3])
+    finally:
+        fio.kill()
+        fio.wait(timeout=60)
+    for i, dev in zip(ids[:3], devs[:3]):
+        assert first_4m(dev) == pattern_4m(i), "LUN %d after the unlink" % i
+
+
 def test_rmmod_refused_then_unload_all():
     load_stack()
     k = Kmsg()
@@ -160,3 +205,4 @@ def test_rmmod_refused_then_unload_all():
     bad = k.bad()
     k.close()
     assert not bad, bad
+

@@ -91,7 +91,10 @@ def table(doc):
                 " (VM)" if meta.get("in_vm") else "", meta["size_mb"],
                 meta["fio_version"], meta["numjobs"], rounds_done(doc),
                 meta["runtime"], meta["ramp"]) +
-             (", LUNs written in full first" if meta.get("prewrite") else ""),
+             (", LUNs written in full first" if meta.get("prewrite") else "") +
+             (", clocks count instructions (icount, %d ns each)"
+              % 2 ** meta["icount"] if meta.get("icount") is not None
+              else ""),
              "median IOPS ± half the min..max spread over the rounds; ratios:"
              " median over the rounds of the ratio within a round", ""]
     names = stacks_of(med)
