@@ -78,6 +78,11 @@ module_param(min_avail_pct, uint, 0444);
 MODULE_PARM_DESC(min_avail_pct,
 		 "Fail writes that need new ramdisk pages with SPACE ALLOCATION FAILED once available memory drops below this percentage of RAM (1-50, default 3)");
 
+static bool alloc_in_worker;
+module_param(alloc_in_worker, bool, 0644);
+MODULE_PARM_DESC(alloc_in_worker,
+		 "Allocate every new ramdisk page in a worker that may sleep, not inline without sleeping (default 0: only when an inline allocation fails)");
+
 static unsigned long rd_floor_pages;	/* min_avail_pct of RAM, in pages */
 static struct workqueue_struct *rd_wq;
 
@@ -217,6 +222,8 @@ static enum tcmx_sense rd_write_new(struct rd_dev *rd, pgoff_t idx,
 	void *va, *ova;
 	bool ok;
 
+	if (!can_sleep && READ_ONCE(alloc_in_worker))
+		return TCMX_SENSE_DEFERRED;
 	if (rd_memory_low())
 		return rd_space_failed(rd);
 	slot = rd_slot(rd, idx, gfp);

@@ -141,3 +141,53 @@ def test_space_allocation_failed(lun_env):
     # memory comes back when the LUN goes
     clean()
     assert meminfo() > start - 256 * MiB
+
+
+def traced_calls(fn, action):
+    """Run action() with the function tracer on fn; how often fn ran."""
+    tr = "/sys/kernel/tracing/"
+    if not os.path.exists(tr + "trace"):
+        run("mount -t tracefs nodev " + tr)
+
+    def put(name, data):        # O_TRUNC: resets the buffer and filter
+        with open(tr + name, "w") as f:
+            f.write(data)
+    put("tracing_on", "0")
+    put("current_tracer", "nop")
+    put("trace", "")
+    put("buffer_size_kb", "4096")
+    put("set_ftrace_filter", fn)
+    put("current_tracer", "function")
+    put("tracing_on", "1")
+    try:
+        action()
+    finally:
+        put("tracing_on", "0")
+        with open(tr + "trace") as f:      # before a tracer change wipes it
+            n = sum(1 for line in f
+                    if not line.startswith("#") and fn in line)
+        put("current_tracer", "nop")
+        put("set_ftrace_filter", "")
+        put("trace", "")
+    return n
+
+
+@tcmx_only
+def test_alloc_in_worker(lun_env):
+    """tcmx_rd alloc_in_worker=1 sends every write that needs a new page to
+    the backend's worker (the path a failed inline allocation takes): the
+    core completes those commands later, data verifies, LUNs unlink."""
+    par = "/sys/module/tcmx_rd/parameters/alloc_in_worker"
+    assert rd(par).strip() == "N"
+    assert err_of(wr, par, "maybe") == errno.EINVAL
+    tpg, _ = setup_luns(2, 64 * MiB)
+    devs = [disk(tpg, i) for i in range(2)]
+    wr(par, "1")
+    try:
+        n = traced_calls("rd_rw_work", lambda: fio(devs, []))
+    finally:
+        wr(par, "0")
+    # 2 x 16 MiB of new pages, in writes of 4-64 KiB (some merged)
+    assert n >= 32, n
+    # pages that exist are written inline again
+    assert traced_calls("rd_rw_work", lambda: fio(devs, [])) == 0
