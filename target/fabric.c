@@ -55,6 +55,18 @@ static void tcmx_lun_ref_release(struct percpu_ref *ref)
 	complete(&lun->drained);
 }
 
+/* Commands find the LUN from here on (by index < TCMX_LUN_MAP, or xarray). */
+static int tcmx_lun_publish(struct tcmx_lun *lun)
+{
+	struct tcmx_tpg *tpg = lun->tpg;
+	int ret;
+
+	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
+	if (!ret && lun->index < TCMX_LUN_MAP)
+		rcu_assign_pointer(tpg->lun_map[lun->index], lun);
+	return ret;
+}
+
 /*
  * No new command finds the LUN after this.  Those running inline with it
  * hold the fabric's RCU read lock; the grace period percpu_ref_kill() waits
@@ -100,11 +112,9 @@ static int tcmx_lun_allow_link(struct config_item *item,
 		goto out_unexport;
 	init_completion(&lun->drained);
 	lun->dev = dev;
-	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
+	ret = tcmx_lun_publish(lun);
 	if (ret)
 		goto out_ref;
-	if (lun->index < TCMX_LUN_MAP)
-		rcu_assign_pointer(tpg->lun_map[lun->index], lun);
 	mutex_unlock(&tcmx_cfs_mutex);
 
 	/* the fabric may send commands to the LUN from here on */

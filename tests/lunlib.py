@@ -98,6 +98,13 @@ def meminfo(key="MemAvailable"):
     raise KeyError(key)
 
 
+def sha(dev, off, length):
+    """sha256 of length bytes of dev at off (whole MiB), read direct."""
+    p = run("dd if=%s bs=1M skip=%d count=%d iflag=direct,skip_bytes "
+            "status=none | sha256sum" % (dev, off, length // MiB))
+    return p.stdout.split()[0]
+
+
 # ------------------------------------------------------------ the stack
 def env_setup():
     """What the VM should have done; harmless when it did."""

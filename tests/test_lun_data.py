@@ -8,15 +8,9 @@ import os
 
 from lunlib import (GiB, clean, MiB, SPACE_ALLOC_FAILED, Kmsg, disk, err_of,
                     kcq, link_lun, lun_env, meminfo, mk_rd, mk_target, rd,
-                    run, setup_luns, sg_raw, sgio, tcmx_only, wr, T)
+                    run, setup_luns, sg_raw, sgio, sha, tcmx_only, wr, T)
 
 assert lun_env
-
-
-def sha(dev, off, length):
-    p = run("dd if=%s bs=1M skip=%d count=%d iflag=direct,skip_bytes "
-            "status=none | sha256sum" % (dev, off, length // MiB))
-    return p.stdout.split()[0]
 
 
 def test_zeroes_and_checksum(lun_env):

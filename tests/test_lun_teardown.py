@@ -9,7 +9,7 @@ import time
 
 from lunlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
                     Kmsg, disk, err_of, hctl, link_lun, load_stack, lun_env,
-                    mk_rd, mk_target, modules, rd, run, scsi_present,
+                    mk_rd, mk_target, modules, rd, run, scsi_present, sha,
                     tur, unlink_lun, unload_stack)
 
 assert lun_env
@@ -142,11 +142,6 @@ def pattern_4m(i):
                % (i, 4 * MiB)).stdout.split()[0]
 
 
-def first_4m(dev):
-    return run("dd if=%s bs=1M count=4 iflag=direct status=none | sha256sum"
-               % dev).stdout.split()[0]
-
-
 def test_lun_lookup_paths_and_unlink_under_io(lun_env):
     """LUNs 0..255 are found in the TPG's array, higher ones in its xarray:
     data written to each reads back from the same LUN only; then a LUN is
@@ -160,7 +155,7 @@ def test_lun_lookup_paths_and_unlink_under_io(lun_env):
         run("yes lun%d | head -c %d | dd of=%s bs=1M oflag=direct "
             "iflag=fullblock status=none" % (i, 4 * MiB, dev))
     for i, dev in zip(ids, devs):
-        assert first_4m(dev) == pattern_4m(i), "LUN %d" % i
+        assert sha(dev, 0, 4 * MiB) == pattern_4m(i), "LUN %d" % i
     fio = subprocess.Popen(
         ["fio", "--name=u", "--filename=%s:%s" % (devs[2], devs[3]),
          "--ioengine=libaio", "--direct=1", "--rw=randrw", "--bs=4k",
@@ -176,7 +171,8 @@ def test_lun_lookup_paths_and_unlink_under_io(lun_env):
         fio.kill()
         fio.wait(timeout=60)
     for i, dev in zip(ids[:3], devs[:3]):
-        assert first_4m(dev) == pattern_4m(i), "LUN %d after the unlink" % i
+        assert sha(dev, 0, 4 * MiB) == pattern_4m(i), \
+            "LUN %d after the unlink" % i
 
 
 def test_rmmod_refused_then_unload_all():
@@ -205,4 +201,3 @@ def test_rmmod_refused_then_unload_all():
     bad = k.bad()
     k.close()
     assert not bad, bad
-

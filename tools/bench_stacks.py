@@ -294,6 +294,7 @@ def stack(spec):
         raise KeyError(spec)
     return Tcmx([(k, v) for k, _, v in kvs])
 
+
 def seed_job(devs, rwmixread, numjobs, runtime, ramp):
     """The project's seed fio job over `devs` (no output format)."""
     return ["fio", "--name=bench", "--filename=" + ":".join(devs),
