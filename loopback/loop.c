@@ -354,6 +354,11 @@ static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
 	shost->max_id = LOOP_MAX_TPGT;
 	shost->max_lun = TCMX_MAX_LUN;
 	shost->max_cmd_len = 16;
+	/*
+	 * No SCSI-2 LUN bits in CDB byte 1: the target addresses LUNs by
+	 * the nexus, and checks those bits as the reserved bits they are.
+	 */
+	shost->no_scsi2_lun_in_cdb = 1;
 	shost->can_queue = loop_can_queue;
 	shost->cmd_per_lun = loop_cmd_per_lun;
 	shost->nr_hw_queues = loop_nr_hw_queues ?: nr_cpu_ids;

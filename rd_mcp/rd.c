@@ -60,7 +60,6 @@ struct rd_dev {
 	/* hot: read-only once enabled */
 	struct rd_leaf		**leaves;	/* nr_leaves slots, or NULL */
 	u64			size;		/* bytes; 0 until enabled */
-	bool			nullio;
 
 	bool			enabled;
 	unsigned long		nr_leaves;
@@ -198,13 +197,22 @@ static bool rd_memory_low(void)
 	return si_mem_available() < (long)rd_floor_pages;
 }
 
-static enum tcmx_sense rd_space_failed(struct rd_dev *rd)
+static enum tcmx_status rd_space_failed(struct rd_dev *rd,
+				       struct tcmx_cmd *cmd)
 {
 	atomic_long_inc(&rd->alloc_failed);
 	pr_warn_ratelimited("rd_mcp_%u/%s: no memory for new ramdisk pages (available memory below %u%% of RAM or allocation failed): WRITE fails with SPACE ALLOCATION FAILED\n",
 			    rd->dev->hba->id, tcmx_dev_name(rd->dev),
 			    min_avail_pct);
-	return TCMX_SENSE_SPACE_ALLOC_FAILED;
+	return tcmx_sense(cmd, TCMX_SENSE_SPACE_ALLOC_FAILED);
+}
+
+/* The core sized the buffer; a shorter scatterlist is a fabric's bug. */
+static enum tcmx_status rd_short_sgl(struct rd_dev *rd, struct tcmx_cmd *cmd)
+{
+	pr_warn_ratelimited("rd_mcp_%u/%s: data buffer shorter than the command\n",
+			    rd->dev->hba->id, tcmx_dev_name(rd->dev));
+	return tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
 }
 
 /*
@@ -212,9 +220,10 @@ static enum tcmx_sense rd_space_failed(struct rd_dev *rd)
  * scatterlist (zeroes elsewhere) and publish it.  Filling before publishing
  * means a concurrent reader sees zeroes or data, never stale memory.
  */
-static enum tcmx_sense rd_write_new(struct rd_dev *rd, pgoff_t idx,
-				    unsigned int off, unsigned int n,
-				    struct rd_sg_pos *pos, bool can_sleep)
+static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
+				     pgoff_t idx, unsigned int off,
+				     unsigned int n, struct rd_sg_pos *pos,
+				     bool can_sleep)
 {
 	gfp_t gfp = can_sleep ? GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
 				GFP_NOWAIT | __GFP_NOWARN;
@@ -223,13 +232,13 @@ static enum tcmx_sense rd_write_new(struct rd_dev *rd, pgoff_t idx,
 	bool ok;
 
 	if (!can_sleep && READ_ONCE(alloc_in_worker))
-		return TCMX_SENSE_DEFERRED;
+		return TCMX_DEFERRED;
 	if (rd_memory_low())
-		return rd_space_failed(rd);
+		return rd_space_failed(rd, cmd);
 	slot = rd_slot(rd, idx, gfp);
 	new = slot ? alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp) : NULL;
 	if (!new)
-		return can_sleep ? rd_space_failed(rd) : TCMX_SENSE_DEFERRED;
+		return can_sleep ? rd_space_failed(rd, cmd) : TCMX_DEFERRED;
 
 	va = kmap_local_page(new);
 	ok = rd_sg_xfer(pos, va + off, n, RD_FROM_SG);
@@ -248,71 +257,79 @@ static enum tcmx_sense rd_write_new(struct rd_dev *rd, pgoff_t idx,
 		__free_page(new);
 	else
 		atomic_long_inc(&rd->pages_used);
-	return ok ? TCMX_SENSE_NONE : TCMX_SENSE_INTERNAL_ERROR;
+	return ok ? TCMX_GOOD : rd_short_sgl(rd, cmd);
 }
 
 /*
- * Move the command's blocks.  Restartable: a write deferred half way is
- * redone from the start by the worker, which rewrites the same bytes.
+ * The core has checked range, length and direction against the command
+ * table and the capacity; these only move the blocks.  Reads of holes
+ * return zeroes.
  */
-static enum tcmx_sense rd_do_rw(struct rd_dev *rd, struct tcmx_cmd *cmd,
-				bool can_sleep)
+static enum tcmx_status rd_read(struct rd_dev *rd, struct tcmx_cmd *cmd)
 {
-	u8 shift = cmd->dev->block_shift;
-	u64 blocks = rd->size >> shift;
 	struct rd_sg_pos pos = { .sg = cmd->sgl };
-	enum tcmx_sense sense;
-	u64 at, len;
-
-	if (unlikely(cmd->lba > blocks || cmd->nr_blocks > blocks - cmd->lba))
-		return TCMX_SENSE_LBA_OUT_OF_RANGE;
-	at = cmd->lba << shift;
-	len = (u64)cmd->nr_blocks << shift;
+	u64 at = cmd->lba << cmd->dev->block_shift;
+	u64 len = cmd->xfer_len;
 
 	while (len) {
 		pgoff_t idx = at >> PAGE_SHIFT;
 		unsigned int off = offset_in_page(at);
 		unsigned int n = min_t(u64, len, PAGE_SIZE - off);
 		struct page *page = rd_lookup(rd, idx);
-		bool ok = true;
+		bool ok;
 		void *va;
 
-		if (cmd->data_dir == DMA_FROM_DEVICE) {
-			if (page) {
-				va = kmap_local_page(page);
-				ok = rd_sg_xfer(&pos, va + off, n, RD_TO_SG);
-				kunmap_local(va);
-			} else {
-				ok = rd_sg_xfer(&pos, NULL, n, RD_ZERO_SG);
-			}
-		} else if (cmd->data_dir == DMA_TO_DEVICE) {
-			if (page) {
-				va = kmap_local_page(page);
-				ok = rd_sg_xfer(&pos, va + off, n, RD_FROM_SG);
-				kunmap_local(va);
-			} else {
-				sense = rd_write_new(rd, idx, off, n, &pos,
-						     can_sleep);
-				if (sense == TCMX_SENSE_INTERNAL_ERROR)
-					ok = false;
-				else if (sense != TCMX_SENSE_NONE)
-					return sense;
-			}
+		if (page) {
+			va = kmap_local_page(page);
+			ok = rd_sg_xfer(&pos, va + off, n, RD_TO_SG);
+			kunmap_local(va);
 		} else {
-			ok = false;
+			ok = rd_sg_xfer(&pos, NULL, n, RD_ZERO_SG);
 		}
-		if (unlikely(!ok)) {
-			pr_warn_ratelimited("rd_mcp_%u/%s: command without a data buffer of the right size or direction\n",
-					    rd->dev->hba->id,
-					    tcmx_dev_name(rd->dev));
-			return TCMX_SENSE_INTERNAL_ERROR;
+		if (unlikely(!ok))
+			return rd_short_sgl(rd, cmd);
+		at += n;
+		len -= n;
+	}
+	return TCMX_GOOD;
+}
+
+/*
+ * Restartable: a write deferred half way is redone from the start by the
+ * worker, which rewrites the same bytes.
+ */
+static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
+				 bool can_sleep)
+{
+	struct rd_sg_pos pos = { .sg = cmd->sgl };
+	u64 at = cmd->lba << cmd->dev->block_shift;
+	u64 len = cmd->xfer_len;
+	enum tcmx_status status;
+
+	while (len) {
+		pgoff_t idx = at >> PAGE_SHIFT;
+		unsigned int off = offset_in_page(at);
+		unsigned int n = min_t(u64, len, PAGE_SIZE - off);
+		struct page *page = rd_lookup(rd, idx);
+		void *va;
+
+		if (page) {
+			va = kmap_local_page(page);
+			status = rd_sg_xfer(&pos, va + off, n, RD_FROM_SG) ?
+				 TCMX_GOOD : rd_short_sgl(rd, cmd);
+			kunmap_local(va);
+		} else {
+			status = rd_write_new(rd, cmd, idx, off, n, &pos,
+					      can_sleep);
 		}
+		if (unlikely(status != TCMX_GOOD))
+			return status;
 		at += n;
 		len -= n;
 		if (can_sleep)
 			cond_resched();
 	}
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
 static void rd_rw_work(struct work_struct *work)
@@ -320,23 +337,30 @@ static void rd_rw_work(struct work_struct *work)
 	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
 
 	/* nothing of the device may be touched once the command completes */
-	tcmx_complete_cmd(cmd, rd_do_rw(cmd->dev->priv, cmd, true));
+	tcmx_complete_cmd(cmd, rd_write(cmd->dev->priv, cmd, true));
 }
 
-static enum tcmx_sense rd_execute_rw(struct tcmx_cmd *cmd)
+/* The fast path of a device with memory behind it. */
+static enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 {
 	struct rd_dev *rd = cmd->dev->priv;
-	enum tcmx_sense sense;
+	enum tcmx_status status;
 
-	if (rd->nullio)
-		return TCMX_SENSE_NONE;
-	sense = rd_do_rw(rd, cmd, false);
-	if (likely(sense != TCMX_SENSE_DEFERRED))
-		return sense;
+	if (cmd->data_dir == DMA_FROM_DEVICE)
+		return rd_read(rd, cmd);
+	status = rd_write(rd, cmd, false);
+	if (likely(status != TCMX_DEFERRED))
+		return status;
 	tcmx_cmd_pin(cmd);
 	INIT_WORK(&cmd->work, rd_rw_work);
 	queue_work(rd_wq, &cmd->work);
-	return TCMX_SENSE_DEFERRED;
+	return TCMX_DEFERRED;
+}
+
+/* rd_nullio=1: no memory, reads return whatever the buffer held */
+static enum tcmx_status rd_execute_null(struct tcmx_cmd *cmd)
+{
+	return TCMX_GOOD;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -529,11 +553,11 @@ static int rd_enable(struct tcmx_dev *dev)
 			return -ENOMEM;
 		}
 	}
-	rd->nullio = rd->p.nullio;
 	rd->size = (u64)pages << PAGE_SHIFT;
 	rd->enabled = true;
 out:
 	dev->size_bytes = rd->size;
+	dev->execute_rw = rd->p.nullio ? rd_execute_null : rd_execute_data;
 	return 0;
 }
 
@@ -549,7 +573,6 @@ static const struct tcmx_backend_ops rd_ops = {
 	.set_params	= rd_set_params,
 	.show_params	= rd_show_params,
 	.enable		= rd_enable,
-	.execute_rw	= rd_execute_rw,
 };
 
 static int __init rd_init(void)

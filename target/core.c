@@ -118,6 +118,9 @@ static int __init tcmx_core_init(void)
 {
 	int ret;
 
+	ret = tcmx_cdb_init();
+	if (ret)
+		return ret;
 	ret = tcmx_fabric_dir_init();
 	if (ret)
 		return ret;

@@ -54,8 +54,8 @@ int tcmx_register_backend(const struct tcmx_backend_ops *ops)
 
 	if (!ops->name || !ops->name[0] ||
 	    strlen(ops->name) > TCMX_PLUGIN_NAME_MAX ||
-	    !ops->enable || !ops->execute_rw) {
-		pr_err("backend '%s': needs a name of 1-%d characters, ->enable and ->execute_rw\n",
+	    !ops->enable) {
+		pr_err("backend '%s': needs a name of 1-%d characters and ->enable\n",
 		       ops->name ?: "(null)", TCMX_PLUGIN_NAME_MAX);
 		return -EINVAL;
 	}
@@ -215,6 +215,12 @@ static ssize_t tcmx_dev_enable_store(struct config_item *item,
 	ret = dev->ops->enable(dev);
 	if (ret)
 		goto out;
+	if (WARN_ON_ONCE(!dev->execute_rw)) {
+		pr_err("%s: backend %s did not set up its I/O path\n",
+		       tcmx_dev_name(dev), dev->ops->name);
+		ret = -EINVAL;
+		goto out;
+	}
 	dev->nr_blocks = dev->size_bytes >> dev->block_shift;
 	WRITE_ONCE(dev->enabled, true);
 	ret = count;

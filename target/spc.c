@@ -3,9 +3,10 @@
  * Primary commands (SPC-4): INQUIRY and its VPD pages, MODE SENSE, REPORT
  * LUNS, REQUEST SENSE, REPORT TARGET PORT GROUPS, TEST UNIT READY.
  *
- * Parsing only picks the function; each function checks its own CDB fields
- * and builds its parameter data in a zeroed buffer, of which it sends at
- * most the allocation length.  Everything may run in atomic context: small
+ * Their rows of the command table are at the end.  The table has checked
+ * reserved bits and the data direction; each function checks the values
+ * of its own CDB fields and builds its parameter data in a zeroed buffer,
+ * of which it sends at most the allocation length.  Everything may run in atomic context: small
  * responses live on the stack, INQUIRY allocates with GFP_ATOMIC (BUSY if
  * that fails) and REPORT LUNS streams its list in chunks.
  */
@@ -36,11 +37,6 @@ static void spc_put_ascii(u8 *dst, const char *src, size_t width)
 {
 	memset(dst, ' ', width);
 	memcpy(dst, src, strnlen(src, width));
-}
-
-static enum tcmx_sense spc_test_unit_ready(struct tcmx_cmd *cmd)
-{
-	return TCMX_SENSE_NONE;
 }
 
 /* ---- INQUIRY ---------------------------------------------------------- */
@@ -260,7 +256,7 @@ static const struct spc_vpd_page *spc_find_vpd(struct tcmx_cmd *cmd, u8 code)
 	return NULL;
 }
 
-static enum tcmx_sense spc_inquiry(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_inquiry(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 	const struct spc_vpd_page *vpd = NULL;
@@ -268,19 +264,15 @@ static enum tcmx_sense spc_inquiry(struct tcmx_cmd *cmd)
 	u32 len;
 	u8 *buf;
 
-	if (cdb[1] & 0x02)				/* CMDDT */
-		return TCMX_SENSE_INVALID_CDB_FIELD;
-	if (cdb[1] & 0x01) {				/* EVPD */
+	if (cdb[1] & 0x01)				/* EVPD */
 		vpd = spc_find_vpd(cmd, cdb[2]);
-		if (!vpd)
-			return TCMX_SENSE_INVALID_CDB_FIELD;
-	} else if (cdb[2]) {
-		return TCMX_SENSE_INVALID_CDB_FIELD;
-	}
+	if (cdb[1] & 0x01 ? !vpd : cdb[2])
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					2, TCMX_NO_BIT);
 
 	buf = kzalloc(SPC_INQUIRY_BUF_LEN, GFP_ATOMIC);
 	if (!buf)
-		return TCMX_SENSE_BUSY;
+		return TCMX_BUSY;
 	buf[0] = cmd->dev ? TYPE_DISK : TYPE_NO_LUN;
 	if (vpd) {
 		buf[1] = vpd->code;
@@ -292,7 +284,7 @@ static enum tcmx_sense spc_inquiry(struct tcmx_cmd *cmd)
 	}
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
 	kfree(buf);
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
 /* ---- MODE SENSE ------------------------------------------------------- */
@@ -311,7 +303,9 @@ static void spc_mode_caching(struct tcmx_dev *dev, u8 *p)
 
 static void spc_mode_control(struct tcmx_dev *dev, u8 *p)
 {
-	p[2] = 0x02;				/* GLTSD; D_SENSE 0 */
+	p[2] = 0x02;				/* GLTSD */
+	if (READ_ONCE(dev->d_sense))
+		p[2] |= 0x04;			/* D_SENSE */
 	if (!dev->attrib.emulate_rest_reord)
 		p[3] = 0x10;			/* unrestricted reordering */
 	if (dev->attrib.emulate_tas)
@@ -362,7 +356,7 @@ static u32 spc_mode_pages_fill(struct tcmx_dev *dev, u8 *p, u8 code, u8 pc)
 }
 
 /* MODE SENSE(6) and (10); default values are the current ones */
-static enum tcmx_sense spc_mode_sense(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_mode_sense(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	const u8 *cdb = cmd->cdb;
@@ -375,14 +369,16 @@ static enum tcmx_sense spc_mode_sense(struct tcmx_cmd *cmd)
 	u32 bd = 0, pages;
 
 	if (pc == SPC_PC_SAVED)
-		return TCMX_SENSE_SAVING_NOT_SUPPORTED;
+		return tcmx_sense(cmd, TCMX_SENSE_SAVING_NOT_SUPPORTED);
 	if (subpage && !(code == 0x3f && subpage == 0xff))
-		return TCMX_SENSE_INVALID_CDB_FIELD;
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					3, TCMX_NO_BIT);
 	if (!(cdb[1] & 0x08))				/* DBD */
 		bd = spc_mode_block_desc(dev, &buf[hdr], ten && (cdb[1] & 0x10));
 	pages = spc_mode_pages_fill(dev, &buf[hdr + bd], code, pc);
 	if (!pages)
-		return TCMX_SENSE_INVALID_CDB_FIELD;
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					2, 5);
 
 	if (dev->attrib.emulate_write_cache && dev->attrib.emulate_fua_write)
 		dev_spec = 0x10;			/* DPOFUA */
@@ -397,7 +393,7 @@ static enum tcmx_sense spc_mode_sense(struct tcmx_cmd *cmd)
 		buf[3] = bd;
 	}
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(hdr + bd + pages, alloc_len));
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
 /* ---- REPORT LUNS ------------------------------------------------------ */
@@ -411,16 +407,6 @@ static void spc_encode_lun(u64 index, u8 *p)
 {
 	memset(p, 0, 8);
 	put_unaligned_be16(index, p);
-}
-
-/* copy into the data-in buffer at @off, clipped at @limit */
-static void spc_copy_at(struct tcmx_cmd *cmd, const u8 *buf, u32 len,
-			u32 off, u32 limit)
-{
-	if (off >= limit || !cmd->sgl)
-		return;
-	sg_pcopy_from_buffer(cmd->sgl, cmd->sg_nents, buf, min(len, limit - off),
-			     off);
 }
 
 /* LUNs with a device, increasing; returns how many (all, not just sent) */
@@ -438,8 +424,8 @@ static u32 spc_list_luns(struct tcmx_cmd *cmd, u32 limit)
 		spc_encode_lun(index, &chunk[n * 8]);
 		count++;
 		if (++n == SPC_LUNS_PER_CHUNK) {
-			spc_copy_at(cmd, chunk, sizeof(chunk), 8 + (count - n) * 8,
-				    limit);
+			tcmx_cmd_copy_at(cmd, chunk, sizeof(chunk),
+					 8 + (count - n) * 8, limit);
 			n = 0;
 		}
 	}
@@ -448,11 +434,11 @@ static u32 spc_list_luns(struct tcmx_cmd *cmd, u32 limit)
 		spc_encode_lun(0, chunk);
 		count = n = 1;
 	}
-	spc_copy_at(cmd, chunk, n * 8, 8 + (count - n) * 8, limit);
+	tcmx_cmd_copy_at(cmd, chunk, n * 8, 8 + (count - n) * 8, limit);
 	return count;
 }
 
-static enum tcmx_sense spc_report_luns(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 	u32 alloc_len = get_unaligned_be32(&cdb[6]);
@@ -461,44 +447,37 @@ static enum tcmx_sense spc_report_luns(struct tcmx_cmd *cmd)
 	u8 hdr[8] = {};
 
 	/* SELECT REPORT 0 and 2: all LUNs; 1: well-known LUNs, we have none */
-	if (cdb[2] > 0x02 || alloc_len < 16)
-		return TCMX_SENSE_INVALID_CDB_FIELD;
+	if (cdb[2] > 0x02)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					2, TCMX_NO_BIT);
+	if (alloc_len < 16)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					6, TCMX_NO_BIT);
 	if (cdb[2] != 0x01)
 		count = spc_list_luns(cmd, limit);
 	put_unaligned_be32(count * 8, hdr);
-	spc_copy_at(cmd, hdr, sizeof(hdr), 0, limit);
+	tcmx_cmd_copy_at(cmd, hdr, sizeof(hdr), 0, limit);
 	cmd->xfer_len = min(8 + count * 8, limit);
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
 /* ---- REQUEST SENSE, REPORT TARGET PORT GROUPS ------------------------- */
 
 /* Nothing is pending: NO SENSE, or LOGICAL UNIT NOT SUPPORTED without LUN */
-static enum tcmx_sense spc_request_sense(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
 {
-	u8 key = cmd->lun ? NO_SENSE : ILLEGAL_REQUEST;
-	u8 asc = cmd->lun ? 0x00 : 0x25;
-	u8 buf[TCMX_FIXED_SENSE_LEN] = {};
-	u32 len;
+	u8 buf[TCMX_SENSE_BUFFER_LEN];
+	u8 len;
 
-	if (cmd->cdb[1] & 0x01) {			/* DESC */
-		buf[0] = 0x72;
-		buf[1] = key;
-		buf[2] = asc;
-		len = 8;
-	} else {
-		buf[0] = 0x70;
-		buf[2] = key;
-		buf[7] = TCMX_FIXED_SENSE_LEN - 8;
-		buf[12] = asc;
-		len = TCMX_FIXED_SENSE_LEN;
-	}
+	len = tcmx_build_sense(buf, cmd->cdb[1] & 0x01,		/* DESC */
+			       cmd->lun ? TCMX_SENSE_NO_SENSE :
+					  TCMX_SENSE_LUN_NOT_SUPPORTED, NULL);
 	tcmx_cmd_copy_to_sgl(cmd, buf, min_t(u32, len, cmd->cdb[4]));
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
 /* One descriptor: the LUN's own group, with this port as its only member. */
-static enum tcmx_sense spc_report_tpgs(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_report_tpgs(struct tcmx_cmd *cmd)
 {
 	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
 	bool ext = (cmd->cdb[1] & 0xe0) == MI_EXT_HDR_PARAM_FMT;
@@ -507,8 +486,11 @@ static enum tcmx_sense spc_report_tpgs(struct tcmx_cmd *cmd)
 	u8 *d = ext ? &buf[8] : &buf[4];
 	u32 len = d - buf + 12;
 
-	if (!gp || (cmd->cdb[1] & 0xe0) > MI_EXT_HDR_PARAM_FMT)
-		return TCMX_SENSE_INVALID_CDB_FIELD;
+	if (!gp)
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+	if ((cmd->cdb[1] & 0xe0) > MI_EXT_HDR_PARAM_FMT)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					1, 7);
 	put_unaligned_be32(len - 4, &buf[0]);
 	if (ext) {
 		buf[4] = 0x10;				/* format type 001b */
@@ -521,61 +503,47 @@ static enum tcmx_sense spc_report_tpgs(struct tcmx_cmd *cmd)
 	d[7] = 1;					/* target port count */
 	put_unaligned_be16(cmd->lun->rtpi, &d[10]);
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
-static enum tcmx_sense spc_parse_maint_in(struct tcmx_cmd *cmd)
-{
-	if ((cmd->cdb[1] & 0x1f) != MI_REPORT_TARGET_PGS)
-		return TCMX_SENSE_INVALID_CDB_FIELD;
-	cmd->execute = spc_report_tpgs;
-	return TCMX_SENSE_NONE;
-}
+/*
+ * INQUIRY, REPORT LUNS and REQUEST SENSE answer for a LUN that is not
+ * mapped too, and while a unit attention is pending.
+ */
+#define SPC_ANY_LUN	TCMX_CMD_UA_OK
 
-/* ---- dispatch --------------------------------------------------------- */
-
-enum tcmx_sense tcmx_spc_parse(struct tcmx_cmd *cmd)
-{
-	switch (cmd->cdb[0]) {
-	case TEST_UNIT_READY:
-		cmd->execute = spc_test_unit_ready;
-		break;
-	case INQUIRY:
-		cmd->execute = spc_inquiry;
-		break;
-	case MODE_SENSE:
-	case MODE_SENSE_10:
-		cmd->execute = spc_mode_sense;
-		break;
-	case REPORT_LUNS:
-		cmd->execute = spc_report_luns;
-		break;
-	case REQUEST_SENSE:
-		cmd->execute = spc_request_sense;
-		break;
-	case MAINTENANCE_IN:
-		return spc_parse_maint_in(cmd);
-	default:
-		return TCMX_SENSE_INVALID_OPCODE;
-	}
-	return TCMX_SENSE_NONE;
-}
-
-/* No LUN behind cmd->lun_id: cmd->lun and cmd->dev are NULL. */
-enum tcmx_sense tcmx_parse_cdb_nolun(struct tcmx_cmd *cmd)
-{
-	switch (cmd->cdb[0]) {
-	case INQUIRY:
-		cmd->execute = spc_inquiry;
-		break;
-	case REPORT_LUNS:
-		cmd->execute = spc_report_luns;
-		break;
-	case REQUEST_SENSE:
-		cmd->execute = spc_request_sense;
-		break;
-	default:
-		return TCMX_SENSE_LUN_NOT_SUPPORTED;
-	}
-	return TCMX_SENSE_NONE;
-}
+struct tcmx_cmd_desc tcmx_spc_cmds[] __ro_after_init = {
+	{ .opcode = TEST_UNIT_READY, .len = 6, .dir = DMA_NONE,
+	  .flags = TCMX_CMD_LUN, .name = "TEST UNIT READY",
+	  .usage = { TEST_UNIT_READY, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	  .execute = tcmx_execute_nop },
+	{ .opcode = REQUEST_SENSE, .len = 6, .dir = DMA_FROM_DEVICE,
+	  .flags = SPC_ANY_LUN, .name = "REQUEST SENSE",
+	  .usage = { REQUEST_SENSE, 0x01, 0x00, 0x00, 0xff, 0x00 },
+	  .execute = spc_request_sense },
+	{ .opcode = INQUIRY, .len = 6, .dir = DMA_FROM_DEVICE,
+	  .flags = SPC_ANY_LUN, .name = "INQUIRY",
+	  .usage = { INQUIRY, 0x01, 0xff, 0xff, 0xff, 0x00 },
+	  .execute = spc_inquiry },
+	{ .opcode = MODE_SENSE, .len = 6, .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN, .name = "MODE SENSE(6)",
+	  .usage = { MODE_SENSE, 0x08, 0xff, 0xff, 0xff, 0x00 },
+	  .execute = spc_mode_sense },
+	{ .opcode = MODE_SENSE_10, .len = 10, .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN, .name = "MODE SENSE(10)",
+	  .usage = { MODE_SENSE_10, 0x18, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff,
+		     0xff, 0x00 },
+	  .execute = spc_mode_sense },
+	{ .opcode = REPORT_LUNS, .len = 12, .dir = DMA_FROM_DEVICE,
+	  .flags = SPC_ANY_LUN, .name = "REPORT LUNS",
+	  .usage = { REPORT_LUNS, 0x00, 0xff, 0x00, 0x00, 0x00, 0xff, 0xff,
+		     0xff, 0xff, 0x00, 0x00 },
+	  .execute = spc_report_luns },
+	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_TARGET_PGS, .len = 12,
+	  .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .name = "REPORT TARGET PORT GROUPS",
+	  .usage = { MAINTENANCE_IN, 0xe0 | MI_REPORT_TARGET_PGS, 0x00, 0x00,
+		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+	  .execute = spc_report_tpgs },
+	{}
+};

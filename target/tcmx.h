@@ -29,45 +29,53 @@
 
 #define TCMX_VERSION		"0.1"
 #define TCMX_SENSE_BUFFER_LEN	96	/* == SCSI_SENSE_BUFFERSIZE */
-#define TCMX_FIXED_SENSE_LEN	18
+#define TCMX_CDB_MAX		16	/* longest CDB the core decodes */
 #define TCMX_LUN_MAP		256	/* LUNs 0..255: looked up in an array */
 #define TCMX_MAX_LUN		65536	/* lun_0 .. lun_65535 */
 
 /*
- * How a command ends.  TCMX_SENSE_NONE is GOOD status; every other value but
- * TCMX_SENSE_DEFERRED and TCMX_SENSE_BUSY is a CHECK CONDITION whose sense
- * data the core builds from one table (transport.c).  Nobody else builds
+ * How a command ends: what ->execute() and a backend's ->execute_rw()
+ * return.  A CHECK CONDITION's sense data is already in cmd->sense: it was
+ * built by tcmx_sense() or a sibling (reply.c), the only place that builds
  * sense bytes.
  */
+enum tcmx_status {
+	TCMX_GOOD = 0,
+	TCMX_CHECK,		/* CHECK CONDITION, cmd->sense filled in */
+	TCMX_BUSY,		/* SAM BUSY, no sense data */
+	TCMX_DEFERRED,		/* tcmx_complete_cmd() comes later */
+};
+
+/* Sense codes, one row each of key/ASC/ASCQ in reply.c. */
 enum tcmx_sense {
-	TCMX_SENSE_NONE = 0,
-	TCMX_SENSE_DEFERRED,		/* tcmx_complete_cmd() comes later */
-	TCMX_SENSE_BUSY,		/* SAM BUSY, no sense data */
+	TCMX_SENSE_NO_SENSE,		/* 00/00/00 */
 	TCMX_SENSE_INVALID_OPCODE,	/* 05/20/00 */
-	TCMX_SENSE_INVALID_CDB_FIELD,	/* 05/24/00 */
 	TCMX_SENSE_LBA_OUT_OF_RANGE,	/* 05/21/00 */
+	TCMX_SENSE_INVALID_CDB_FIELD,	/* 05/24/00 */
 	TCMX_SENSE_LUN_NOT_SUPPORTED,	/* 05/25/00 */
+	TCMX_SENSE_INVALID_PARAM_FIELD,	/* 05/26/00 */
 	TCMX_SENSE_SAVING_NOT_SUPPORTED,	/* 05/39/00 */
 	TCMX_SENSE_SPACE_ALLOC_FAILED,	/* 07/27/07 */
 	TCMX_SENSE_INTERNAL_ERROR,	/* 04/44/00 */
-	TCMX_SENSE_MAX
+	TCMX_SENSE_NR
 };
 
 struct tcmx_cmd;
+struct tcmx_cmd_desc;
 struct tcmx_dev;
 struct tcmx_fabric;
 struct tcmx_lun;
 struct tcmx_tpg;
 struct tcmx_wwn;
 
-typedef enum tcmx_sense (*tcmx_execute_fn)(struct tcmx_cmd *cmd);
+typedef enum tcmx_status (*tcmx_execute_fn)(struct tcmx_cmd *cmd);
 
 /* One SCSI command.  Lives in the fabric's per-command memory. */
 struct tcmx_cmd {
 	/* fabric: set before tcmx_submit_cmd() */
 	struct tcmx_tpg		*tpg;
 	u64			lun_id;		/* unpacked LUN */
-	const u8		*cdb;
+	const u8		*cdb;		/* TCMX_CDB_MAX readable bytes */
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;
 	u32			data_len;	/* size of the initiator's buffer */
@@ -77,6 +85,7 @@ struct tcmx_cmd {
 	/* core: valid once the command is parsed */
 	struct tcmx_lun		*lun;		/* NULL: no such LUN */
 	struct tcmx_dev		*dev;
+	const struct tcmx_cmd_desc *desc;	/* its command table row */
 	u64			lba;
 	u32			nr_blocks;
 	u32			xfer_len;	/* bytes moved to/from sgl */
@@ -194,6 +203,8 @@ struct tcmx_dev {
 	u64				nr_blocks;	/* capacity in blocks */
 	u32				block_size;	/* == attrib.block_size */
 	u8				block_shift;
+	bool				d_sense;	/* control page D_SENSE */
+	tcmx_execute_fn			execute_rw;	/* set by ->enable() */
 
 	u64				size_bytes;	/* set by ->enable() */
 	bool				enabled;
@@ -260,19 +271,18 @@ struct tcmx_backend_ops {
 			      size_t count);
 	/* "info" after the core's first line; returns bytes written */
 	ssize_t	(*show_params)(struct tcmx_dev *dev, char *buf);
-	/* validate configuration, set dev->size_bytes */
-	int	(*enable)(struct tcmx_dev *dev);
-
 	/*
-	 * Fast path: move cmd->nr_blocks blocks at cmd->lba between the
-	 * device and cmd->sgl (cmd->data_dir says which way).  May run in
-	 * atomic context.  Returns a sense code or TCMX_SENSE_DEFERRED, in
-	 * which case the backend called tcmx_cmd_pin() before handing the
-	 * command to another context, and calls tcmx_complete_cmd() later.
+	 * Validate the configuration, set dev->size_bytes and
+	 * dev->execute_rw: the fast path.  It moves cmd->nr_blocks blocks at
+	 * cmd->lba between the device and cmd->sgl (cmd->data_dir says which
+	 * way); the core has checked range, length and direction.  It may run
+	 * in atomic context and returns a status, or TCMX_DEFERRED after
+	 * tcmx_cmd_pin() and handing the command to another context, which
+	 * calls tcmx_complete_cmd() later.
 	 */
-	enum tcmx_sense (*execute_rw)(struct tcmx_cmd *cmd);
+	int	(*enable)(struct tcmx_dev *dev);
 	/* optional: SYNCHRONIZE CACHE; NULL means nothing to flush */
-	enum tcmx_sense (*sync_cache)(struct tcmx_cmd *cmd);
+	enum tcmx_status (*sync_cache)(struct tcmx_cmd *cmd);
 };
 
 /* A fabric type, e.g. "loopback". */
@@ -327,10 +337,27 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 /* transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
 void tcmx_cmd_pin(struct tcmx_cmd *cmd);
-void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense);
-void tcmx_cmd_set_sense(struct tcmx_cmd *cmd, enum tcmx_sense sense);
+void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
+
+/*
+ * reply.c: what a command sends back.  Each tcmx_sense*() builds CHECK
+ * CONDITION sense data in cmd->sense, fixed or descriptor format as the
+ * device's control page says, and returns TCMX_CHECK.  _info sets the
+ * INFORMATION field; _field the sense-key-specific field pointer to byte
+ * @byte, bit @bit (TCMX_NO_BIT: the whole byte) of the CDB or, with
+ * @in_cdb false, of the parameter list.
+ */
+#define TCMX_NO_BIT	8
+enum tcmx_status tcmx_sense(struct tcmx_cmd *cmd, enum tcmx_sense code);
+enum tcmx_status tcmx_sense_info(struct tcmx_cmd *cmd, enum tcmx_sense code,
+				 u64 info);
+enum tcmx_status tcmx_sense_field(struct tcmx_cmd *cmd, enum tcmx_sense code,
+				  bool in_cdb, u16 byte, u8 bit);
+/* copy parameter data into a data-in buffer: at its start, or at @off */
 size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf,
 			    size_t len);
+size_t tcmx_cmd_copy_at(struct tcmx_cmd *cmd, const void *buf, size_t len,
+			size_t off, size_t limit);
 
 /* registration */
 int tcmx_register_backend(const struct tcmx_backend_ops *ops);

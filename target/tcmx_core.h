@@ -58,18 +58,62 @@ void tcmx_fabric_dir_exit(void);
 struct config_group *tcmx_fabric_make_dir(const char *name);
 
 /*
- * sbc.c / spc.c.  tcmx_parse_cdb() runs once per command, on the fast path:
- * it decodes READ/WRITE itself (setting cmd->lba, ->nr_blocks, ->fua and
- * cmd->execute = dev->ops->execute_rw) and hands everything else to
- * tcmx_spc_parse().  Emulated commands build their data in a buffer and
- * copy it with tcmx_cmd_copy_to_sgl(); they may allocate (GFP_ATOMIC) but
- * never sleep.  tcmx_parse_cdb_nolun() answers for a LUN that is not
- * mapped: INQUIRY with peripheral qualifier 011b, REPORT LUNS, REQUEST
- * SENSE; anything else is LOGICAL UNIT NOT SUPPORTED.
+ * The command table (cdb.c).  Every opcode, and every service action of an
+ * opcode that has them, is one row: its CDB length, the bits that may be
+ * set (the CDB usage data REPORT SUPPORTED OPERATION CODES returns), the
+ * data direction, TCMX_CMD_* flags and what runs it.  sbc.c and spc.c keep
+ * their rows beside the code; tcmx_cdb_init() indexes them by opcode.
+ *
+ * tcmx_parse_cdb() runs once per command, on the fast path: one indexed
+ * load finds the row, then the CDB is checked against it (reserved bits,
+ * direction, LUN), the LBA and transfer length are decoded by CDB group,
+ * and READ/WRITE get the device's ->execute_rw.  Other rows' ->parse checks
+ * their own fields and sets cmd->execute; a row without ->parse runs its
+ * ->execute as it is.  Emulated commands build their data in a buffer and
+ * copy it with tcmx_cmd_copy_to_sgl(); they never sleep.
  */
-enum tcmx_sense tcmx_parse_cdb(struct tcmx_cmd *cmd);
-enum tcmx_sense tcmx_sbc_parse(struct tcmx_cmd *cmd);
-enum tcmx_sense tcmx_spc_parse(struct tcmx_cmd *cmd);
-enum tcmx_sense tcmx_parse_cdb_nolun(struct tcmx_cmd *cmd);
+#define TCMX_CMD_LUN	BIT(0)	/* needs a LUN, else LOGICAL UNIT NOT SUPPORTED */
+#define TCMX_CMD_MEDIA	BIT(1)	/* accesses the medium */
+#define TCMX_CMD_UA_OK	BIT(2)	/* runs while a unit attention is pending */
+#define TCMX_CMD_SA	BIT(3)	/* byte 1 bits 4-0 select a service action */
+#define TCMX_CMD_LBA	BIT(4)	/* LBA and transfer length, by CDB group */
+#define TCMX_CMD_RW	BIT(5)	/* READ/WRITE: the device's ->execute_rw */
+
+struct tcmx_cmd_desc {
+	u8			opcode;
+	u8			sa;
+	u8			len;		/* CDB length; 0 ends a row array */
+	u8			dir;		/* enum dma_data_direction */
+	u16			flags;		/* TCMX_CMD_* */
+	const char		*name;
+	u8			usage[TCMX_CDB_MAX];
+	enum tcmx_status	(*parse)(struct tcmx_cmd *cmd);
+	tcmx_execute_fn		execute;
+	/* filled in by tcmx_cdb_init() */
+	u64			reject[TCMX_CDB_MAX / 8];	/* bits not in usage */
+	const struct tcmx_cmd_desc *next_sa;	/* same opcode, next SA */
+};
+
+/* row arrays, ended by a row of len 0 */
+extern struct tcmx_cmd_desc tcmx_sbc_cmds[];
+extern struct tcmx_cmd_desc tcmx_spc_cmds[];
+extern struct tcmx_cmd_desc tcmx_cdb_cmds[];
+
+int tcmx_cdb_init(void);
+enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd);
+
+/* reply.c: the sense builder itself, for REQUEST SENSE */
+struct tcmx_sense_extra {
+	bool	info_valid;
+	bool	field_valid;
+	bool	in_cdb;
+	u8	bit;
+	u16	field;
+	u64	info;
+};
+
+u8 tcmx_build_sense(u8 *buf, bool desc, enum tcmx_sense code,
+		    const struct tcmx_sense_extra *x);
 
 #endif /* TCMX_CORE_H */

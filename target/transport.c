@@ -16,68 +16,6 @@
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 
-struct tcmx_sense_code {
-	u8 key;
-	u8 asc;
-	u8 ascq;
-};
-
-/* The one place that turns an outcome into sense data. */
-static const struct tcmx_sense_code tcmx_sense_codes[TCMX_SENSE_MAX] = {
-	[TCMX_SENSE_INVALID_OPCODE]	 = { ILLEGAL_REQUEST, 0x20, 0x00 },
-	[TCMX_SENSE_INVALID_CDB_FIELD]	 = { ILLEGAL_REQUEST, 0x24, 0x00 },
-	[TCMX_SENSE_LBA_OUT_OF_RANGE]	 = { ILLEGAL_REQUEST, 0x21, 0x00 },
-	[TCMX_SENSE_LUN_NOT_SUPPORTED]	 = { ILLEGAL_REQUEST, 0x25, 0x00 },
-	[TCMX_SENSE_SAVING_NOT_SUPPORTED] = { ILLEGAL_REQUEST, 0x39, 0x00 },
-	[TCMX_SENSE_SPACE_ALLOC_FAILED]	 = { DATA_PROTECT, 0x27, 0x07 },
-	[TCMX_SENSE_INTERNAL_ERROR]	 = { HARDWARE_ERROR, 0x44, 0x00 },
-};
-
-/* Fixed-format (0x70) sense data, current error. */
-void tcmx_cmd_set_sense(struct tcmx_cmd *cmd, enum tcmx_sense sense)
-{
-	const struct tcmx_sense_code *sc;
-	u8 *buf = cmd->sense;
-
-	switch (sense) {
-	case TCMX_SENSE_NONE:
-		cmd->status = SAM_STAT_GOOD;
-		return;
-	case TCMX_SENSE_BUSY:
-		cmd->status = SAM_STAT_BUSY;
-		return;
-	case TCMX_SENSE_DEFERRED:
-	case TCMX_SENSE_MAX:
-		WARN_ON_ONCE(1);
-		sense = TCMX_SENSE_INTERNAL_ERROR;
-		break;
-	default:
-		break;
-	}
-	sc = &tcmx_sense_codes[sense];
-	memset(buf, 0, TCMX_FIXED_SENSE_LEN);
-	buf[0] = 0x70;
-	buf[2] = sc->key;
-	buf[7] = TCMX_FIXED_SENSE_LEN - 8;	/* additional sense length */
-	buf[12] = sc->asc;
-	buf[13] = sc->ascq;
-	cmd->sense_len = TCMX_FIXED_SENSE_LEN;
-	cmd->status = SAM_STAT_CHECK_CONDITION;
-}
-EXPORT_SYMBOL_GPL(tcmx_cmd_set_sense);
-
-size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf, size_t len)
-{
-	len = min_t(size_t, len, cmd->data_len);
-	if (!len || !cmd->sgl) {
-		cmd->xfer_len = 0;
-		return 0;
-	}
-	cmd->xfer_len = sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
-	return cmd->xfer_len;
-}
-EXPORT_SYMBOL_GPL(tcmx_cmd_copy_to_sgl);
-
 /* this_cpu ops: no preemption toggle, one instruction each on x86 */
 static void tcmx_account(struct tcmx_cmd *cmd)
 {
@@ -90,18 +28,30 @@ static void tcmx_account(struct tcmx_cmd *cmd)
 		this_cpu_add(st->write_bytes, cmd->xfer_len);
 }
 
-/* Sense from the outcome, statistics. */
-static void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
+/* BUSY, or a backend that completes a command as still deferred */
+static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
 {
-	if (unlikely(sense != TCMX_SENSE_NONE))
-		tcmx_cmd_set_sense(cmd, sense);
+	if (status == TCMX_BUSY) {
+		cmd->status = SAM_STAT_BUSY;
+		return;
+	}
+	WARN_ON_ONCE(1);
+	tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
+}
+
+/* A CHECK CONDITION has its SAM status and sense already; statistics. */
+static void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
+{
+	BUILD_BUG_ON(TCMX_GOOD != 0 || TCMX_CHECK != 1);
+	if (unlikely(status > TCMX_CHECK))
+		tcmx_finish_odd(cmd, status);
 	if (likely(cmd->lun))
 		tcmx_account(cmd);
 }
 
 /*
  * A backend calls this before it hands @cmd to another context and returns
- * TCMX_SENSE_DEFERRED: it keeps the LUN (and so the device) from going away
+ * TCMX_DEFERRED: it keeps the LUN (and so the device) from going away
  * once the fabric's RCU section ends, until tcmx_complete_cmd().  Only from
  * within ->execute_rw(), where the LUN cannot have dropped its last
  * reference yet: unlinking waits for an RCU grace period first.
@@ -116,14 +66,15 @@ void tcmx_cmd_pin(struct tcmx_cmd *cmd)
 EXPORT_SYMBOL_GPL(tcmx_cmd_pin);
 
 /*
- * Finish a command a backend deferred (it returned TCMX_SENSE_DEFERRED) and
- * hand it back to the fabric through ->queue_status().  Any context.
+ * Finish a command a backend deferred (it returned TCMX_DEFERRED) and hand
+ * it back to the fabric through ->queue_status().  Any context.
  */
-void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_sense sense)
+void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 {
 	struct tcmx_lun *lun = cmd->pinned ? cmd->lun : NULL;
 
-	tcmx_finish_cmd(cmd, sense);
+	WARN_ON_ONCE(cmd->lun && !cmd->pinned);
+	tcmx_finish_cmd(cmd, status);
 	cmd->tpg->ops->queue_status(cmd);
 	/* the command may be reused from here on: only the saved LUN */
 	if (lun)
@@ -149,7 +100,7 @@ static struct tcmx_lun *tcmx_lookup_lun(struct tcmx_tpg *tpg, u64 id)
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 {
 	struct tcmx_lun *lun;
-	enum tcmx_sense sense;
+	enum tcmx_status status;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "command submitted outside an RCU read-side section");
@@ -158,24 +109,19 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 	cmd->xfer_len = 0;
 	cmd->fua = false;
 	cmd->pinned = false;
+	cmd->desc = NULL;
 
 	/* published with its device set; gone only after a grace period */
 	lun = tcmx_lookup_lun(cmd->tpg, cmd->lun_id);
 	cmd->lun = lun;
-	if (likely(lun)) {
-		cmd->dev = lun->dev;
-		sense = tcmx_parse_cdb(cmd);
-	} else {
-		cmd->dev = NULL;
-		sense = tcmx_parse_cdb_nolun(cmd);
-	}
-	if (likely(sense == TCMX_SENSE_NONE))
-		sense = cmd->execute(cmd);
-	if (unlikely(sense == TCMX_SENSE_DEFERRED)) {
-		WARN_ON_ONCE(!cmd->pinned && cmd->lun);
+	cmd->dev = likely(lun) ? lun->dev : NULL;
+	status = tcmx_parse_cdb(cmd);
+	if (likely(status == TCMX_GOOD))
+		status = cmd->execute(cmd);
+	/* deferred: the command may be complete already, touch nothing */
+	if (unlikely(status == TCMX_DEFERRED))
 		return false;
-	}
-	tcmx_finish_cmd(cmd, sense);
+	tcmx_finish_cmd(cmd, status);
 	return true;
 }
 EXPORT_SYMBOL_GPL(tcmx_submit_cmd);

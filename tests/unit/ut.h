@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A tiny harness for the core's CDB decoding (target/sbc.c, target/spc.c)
- * built in userspace.  A case starts with each RUN() of one CDB and collects
+ * A tiny harness for the core's command table and CDB decoding (target/cdb.c,
+ * sbc.c, spc.c) and its sense builder and data-in copies (target/reply.c),
+ * the real files built in userspace.  A case starts with each RUN() of one CDB and collects
  * the EXPECT()/CHECK*() that follow it; it passes if all of them hold.  A
  * case must check some observable bytes besides the returned status (a
  * failing status checks itself: nothing may have been transferred), else it
@@ -24,14 +25,26 @@ extern struct tcmx_lun ut_luns[4];	/* at LUN 0, 5, 7 (unlinked), 300 */
 extern void *ut_slots[UT_XA_MAX];	/* ut_tpg.luns */
 extern struct tcmx_backend_ops ut_ops;
 
-enum tcmx_sense ut_stub_rw(struct tcmx_cmd *cmd);
-enum tcmx_sense ut_stub_sync(struct tcmx_cmd *cmd);
+extern u8 ut_sense[TCMX_SENSE_BUFFER_LEN];	/* the last command's */
+
+enum tcmx_status ut_stub_rw(struct tcmx_cmd *cmd);
+enum tcmx_status ut_stub_sync(struct tcmx_cmd *cmd);
+
+/*
+ * What RUN() gives: one of these, or for a CHECK CONDITION the enum
+ * tcmx_sense code whose key/ASC/ASCQ (checked against ut_main.c's own
+ * table) its sense data holds.
+ */
+#define UT_GOOD		(-1)
+#define UT_BUSY		(-2)
+#define UT_DEFERRED	(-3)
+#define UT_BAD_SENSE	(-4)	/* malformed, or a code no row names */
 
 void ut_fixture_reset(void);
-enum tcmx_sense ut_run(const char *file, int line, const u8 *cdb,
-		       u32 data_len, enum dma_data_direction dir, u64 lun_id);
-void ut_expect(const char *file, int line, enum tcmx_sense got,
-	       enum tcmx_sense want);
+int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
+	   enum dma_data_direction dir, u64 lun_id);
+void ut_expect(const char *file, int line, int got, int want);
+void ut_check_sense(const char *file, int line, const u8 *want, u32 len);
 void ut_check(const char *file, int line, bool ok, const char *what);
 void ut_check_bytes(const char *file, int line, u32 off, const u8 *want,
 		    u32 len);
@@ -39,6 +52,18 @@ void ut_check_bytes(const char *file, int line, u32 off, const u8 *want,
 void ut_test_sbc(void);
 void ut_test_spc(void);
 void ut_test_spc_more(void);
+void ut_test_cdb(void);
+
+/* WARN_ON()s seen, and whether the current check expects them */
+extern int ut_warns;
+extern bool ut_warn_ok;
+/* @c holds and evaluating it WARNs exactly once */
+#define EXPECT_WARN(c)	do {						\
+	ut_warns = 0;							\
+	ut_warn_ok = true;						\
+	CHECK((c) && ut_warns == 1);					\
+	ut_warn_ok = false;						\
+} while (0)
 
 /* a 16-byte CDB from its leading bytes */
 #define C(...)		((const u8 []){ __VA_ARGS__, [15] = 0 })
@@ -52,6 +77,10 @@ void ut_test_spc_more(void);
 /* ut_data[off...] holds string literal s, without its NUL */
 #define CHECK_STR(off, s)						\
 	ut_check_bytes(__FILE__, __LINE__, off, (const u8 *)(s), sizeof(s) - 1)
+/* the sense data are exactly these bytes */
+#define CHECK_SENSE(...)						\
+	ut_check_sense(__FILE__, __LINE__, (const u8 []){ __VA_ARGS__ },	\
+		       sizeof((const u8 []){ __VA_ARGS__ }))
 /* GOOD without data: nothing reached the initiator's buffer */
 #define CHECK_NO_DATA()	CHECK(ut_cmd.xfer_len == 0 && ut_data[0] == UT_FILL)
 

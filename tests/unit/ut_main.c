@@ -3,6 +3,8 @@
  * Harness, fixtures and the little of the kernel and of the rest of the core
  * (transport.c, device.c) that sbc.c and spc.c call.
  */
+#include <linux/errno.h>
+#include <scsi/scsi_proto.h>
 #include "ut.h"
 
 u8 ut_data[UT_DATA_LEN];
@@ -13,9 +15,9 @@ struct tcmx_tpg ut_tpg;
 struct tcmx_lun ut_luns[4];
 void *ut_slots[UT_XA_MAX];
 struct tcmx_backend_ops ut_ops = {
-	.execute_rw = ut_stub_rw,
 	.sync_cache = ut_stub_sync,
 };
+u8 ut_sense[TCMX_SENSE_BUFFER_LEN];
 
 static struct scatterlist ut_sg = { ut_data, sizeof(ut_data) };
 static u8 ut_cdb[32];
@@ -49,8 +51,14 @@ void ut_printk(const char *fmt, ...)
 	va_end(ap);
 }
 
+int ut_warns;
+bool ut_warn_ok;
+
 void ut_warn(const char *file, int line)
 {
+	ut_warns++;
+	if (ut_warn_ok)
+		return;
 	printf("WARN at %s:%d\n", file, line);
 	ut_case.failures++;
 }
@@ -100,32 +108,93 @@ size_t sg_pcopy_to_buffer(struct scatterlist *sg, unsigned int nents,
 	return len;
 }
 
-/* ---- the rest of the core, as transport.c/device.c define it ---- */
-
-size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf, size_t len)
+/*
+ * The midlayer's sense helpers (drivers/scsi/scsi_common.c), as their
+ * kernel-doc describes them: fixed (0x70) or descriptor (0x72) format,
+ * current error; INFORMATION and the sense-key-specific field pointer.
+ */
+void scsi_build_sense_buffer(int desc, u8 *buf, u8 key, u8 asc, u8 ascq)
 {
-	len = min_t(size_t, len, cmd->data_len);
-	if (!len || !cmd->sgl) {
-		cmd->xfer_len = 0;
-		return 0;
+	if (desc) {
+		buf[0] = 0x72;
+		buf[1] = key;
+		buf[2] = asc;
+		buf[3] = ascq;
+		buf[7] = 0;
+	} else {
+		buf[0] = 0x70;
+		buf[2] = key;
+		buf[7] = 10;
+		buf[12] = asc;
+		buf[13] = ascq;
 	}
-	cmd->xfer_len = sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
-	return cmd->xfer_len;
 }
+
+/* a new descriptor of @len bytes at the end of descriptor-format data */
+static u8 *ut_sense_desc(u8 *buf, int buf_len, u8 type, u8 len)
+{
+	u8 *d = buf + 8 + buf[7];
+
+	if (8 + buf[7] + len > buf_len)
+		return NULL;
+	buf[7] += len;
+	d[0] = type;
+	d[1] = len - 2;
+	return d;
+}
+
+int scsi_set_sense_information(u8 *buf, int buf_len, u64 info)
+{
+	u8 *d;
+
+	if (buf[0] == 0x72) {
+		d = ut_sense_desc(buf, buf_len, 0x00, 12);
+		if (!d)
+			return -EINVAL;
+		d[2] = 0x80;				/* VALID */
+		put_unaligned_be64(info, &d[4]);
+	} else {
+		if (info <= U32_MAX)
+			buf[0] |= 0x80;			/* VALID */
+		put_unaligned_be32((u32)info, &buf[3]);
+	}
+	return 0;
+}
+
+int scsi_set_sense_field_pointer(u8 *buf, int buf_len, u16 fp, u8 bp, bool cd)
+{
+	u8 *sks;
+
+	if (buf[0] == 0x72) {
+		sks = ut_sense_desc(buf, buf_len, 0x02, 8);
+		if (!sks)
+			return -EINVAL;
+		sks += 4;
+	} else {
+		if (buf[7] < 18)
+			buf[7] = 18;
+		sks = &buf[15];
+	}
+	sks[0] = 0x80 | (cd ? 0x40 : 0) | (bp < 8 ? 0x08 | bp : 0);
+	put_unaligned_be16(fp, &sks[1]);
+	return 0;
+}
+
+/* ---- the rest of the core, as device.c and alua.c define it ---- */
 
 u8 tcmx_lun_alua_state(struct tcmx_lun *lun)
 {
 	return lun->tg_pt_gp->access_state;
 }
 
-enum tcmx_sense ut_stub_rw(struct tcmx_cmd *cmd)
+enum tcmx_status ut_stub_rw(struct tcmx_cmd *cmd)
 {
-	return TCMX_SENSE_NONE;
+	return TCMX_GOOD;
 }
 
-enum tcmx_sense ut_stub_sync(struct tcmx_cmd *cmd)
+enum tcmx_status ut_stub_sync(struct tcmx_cmd *cmd)
 {
-	return TCMX_SENSE_DEFERRED;
+	return TCMX_DEFERRED;
 }
 
 /* ---- fixture: a 1 GiB, 512-byte-block rd device behind 4 LUNs ---- */
@@ -137,6 +206,7 @@ void ut_fixture_reset(void)
 	memset(&ut_dev, 0, sizeof(ut_dev));
 	ut_dev.group.cg_item.ci_name = "r0";
 	ut_dev.ops = &ut_ops;
+	ut_dev.execute_rw = ut_stub_rw;
 	ut_dev.nr_blocks = 2097152;
 	ut_dev.block_size = 512;
 	ut_dev.block_shift = 9;
@@ -207,11 +277,63 @@ static void ut_dump(void)
 	printf("\n");
 }
 
-enum tcmx_sense ut_run(const char *file, int line, const u8 *cdb,
-		       u32 data_len, enum dma_data_direction dir, u64 lun_id)
+/* What this test expects of each sense code, independently of reply.c. */
+static const struct {
+	int code;
+	u8 key, asc, ascq;
+} ut_codes[] = {
+	{ TCMX_SENSE_NO_SENSE,		  0x00, 0x00, 0x00 },
+	{ TCMX_SENSE_INVALID_OPCODE,	  0x05, 0x20, 0x00 },
+	{ TCMX_SENSE_LBA_OUT_OF_RANGE,	  0x05, 0x21, 0x00 },
+	{ TCMX_SENSE_INVALID_CDB_FIELD,	  0x05, 0x24, 0x00 },
+	{ TCMX_SENSE_LUN_NOT_SUPPORTED,	  0x05, 0x25, 0x00 },
+	{ TCMX_SENSE_INVALID_PARAM_FIELD, 0x05, 0x26, 0x00 },
+	{ TCMX_SENSE_SAVING_NOT_SUPPORTED, 0x05, 0x39, 0x00 },
+	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
+	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
+};
+
+/* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
+static int ut_decode_sense(const char *file, int line)
+{
+	const u8 *s = ut_sense;
+	u8 key, asc, ascq;
+	unsigned int i;
+
+	if (ut_cmd.status != SAM_STAT_CHECK_CONDITION ||
+	    ut_cmd.sense_len != 8 + s[7] ||
+	    ut_cmd.sense_len > TCMX_SENSE_BUFFER_LEN) {
+		printf("FAIL %s:%d: CHECK CONDITION with status 0x%02x, sense_len %u, byte 7 %u\n",
+		       file, line, ut_cmd.status, ut_cmd.sense_len, s[7]);
+		return UT_BAD_SENSE;
+	}
+	if ((s[0] & 0x7f) == 0x72) {
+		key = s[1] & 0x0f;
+		asc = s[2];
+		ascq = s[3];
+	} else if ((s[0] & 0x7f) == 0x70) {
+		key = s[2] & 0x0f;
+		asc = s[12];
+		ascq = s[13];
+	} else {
+		printf("FAIL %s:%d: sense response code 0x%02x\n", file, line,
+		       s[0]);
+		return UT_BAD_SENSE;
+	}
+	for (i = 0; i < ARRAY_SIZE(ut_codes); i++)
+		if (ut_codes[i].key == key && ut_codes[i].asc == asc &&
+		    ut_codes[i].ascq == ascq)
+			return ut_codes[i].code;
+	printf("FAIL %s:%d: unexpected sense %02x/%02x/%02x\n", file, line,
+	       key, asc, ascq);
+	return UT_BAD_SENSE;
+}
+
+int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
+	   enum dma_data_direction dir, u64 lun_id)
 {
 	struct tcmx_cmd *cmd = &ut_cmd;
-	enum tcmx_sense s;
+	enum tcmx_status s;
 
 	ut_close_case();
 	ut_case.open = true;
@@ -225,6 +347,7 @@ enum tcmx_sense ut_run(const char *file, int line, const u8 *cdb,
 	memcpy(ut_cdb, cdb, 16);
 	memset(cmd, 0, sizeof(*cmd));
 	memset(ut_data, UT_FILL, sizeof(ut_data));
+	memset(ut_sense, UT_FILL, sizeof(ut_sense));
 	cmd->tpg = &ut_tpg;
 	cmd->lun_id = lun_id;
 	cmd->cdb = ut_cdb;
@@ -232,22 +355,33 @@ enum tcmx_sense ut_run(const char *file, int line, const u8 *cdb,
 	cmd->sg_nents = 1;
 	cmd->data_len = data_len;
 	cmd->data_dir = dir;
+	cmd->sense = ut_sense;
 	/* what transport.c's lookup gives: no LUN unless it has a device */
 	cmd->lun = lun_id < UT_XA_MAX ? ut_slots[lun_id] : NULL;
 	cmd->dev = cmd->lun ? cmd->lun->dev : NULL;
 	if (!cmd->dev)
 		cmd->lun = NULL;
-	s = cmd->dev ? tcmx_parse_cdb(cmd) : tcmx_parse_cdb_nolun(cmd);
-	if (s == TCMX_SENSE_NONE) {
-		if (!cmd->execute) {
-			ut_check(file, line, false, "parse set ->execute");
-			return TCMX_SENSE_INTERNAL_ERROR;
+	s = tcmx_parse_cdb(cmd);
+	if (s == TCMX_GOOD) {
+		if (!cmd->execute || !cmd->desc) {
+			ut_check(file, line, false, "parse set ->execute, ->desc");
+			return UT_BAD_SENSE;
 		}
 		s = cmd->execute(cmd);
 	}
 	if (getenv("UT_DUMP") && cmd->execute != ut_stub_rw)
 		ut_dump();
-	return s;
+	switch (s) {
+	case TCMX_GOOD:
+		return cmd->status == SAM_STAT_GOOD ? UT_GOOD : UT_BAD_SENSE;
+	case TCMX_BUSY:
+		return UT_BUSY;
+	case TCMX_DEFERRED:
+		return UT_DEFERRED;
+	case TCMX_CHECK:
+		return ut_decode_sense(file, line);
+	}
+	return UT_BAD_SENSE;
 }
 
 void ut_check(const char *file, int line, bool ok, const char *what)
@@ -261,20 +395,42 @@ void ut_check(const char *file, int line, bool ok, const char *what)
 	ut_case.failures++;
 }
 
-void ut_expect(const char *file, int line, enum tcmx_sense got,
-	       enum tcmx_sense want)
+void ut_expect(const char *file, int line, int got, int want)
 {
 	if (ut_broken())
-		want = want ? TCMX_SENSE_NONE : TCMX_SENSE_BUSY;
+		want = want == UT_GOOD ? UT_BUSY : UT_GOOD;
 	if (got != want) {
-		printf("FAIL %s:%d: sense %d, want %d\n", file, line, got, want);
+		printf("FAIL %s:%d: outcome %d, want %d\n", file, line, got,
+		       want);
 		ut_case.failures++;
 		return;
 	}
 	/* a command that fails moves no data */
-	if (got != TCMX_SENSE_NONE && got != TCMX_SENSE_DEFERRED)
+	if (got != UT_GOOD && got != UT_DEFERRED)
 		ut_check(file, line, ut_cmd.xfer_len == 0 &&
 			 ut_data[0] == UT_FILL, "no data on error");
+}
+
+void ut_check_sense(const char *file, int line, const u8 *want, u32 len)
+{
+	u8 flip = ut_broken();
+	u32 i;
+
+	ut_case.checks++;
+	if (ut_cmd.sense_len != len) {
+		printf("FAIL %s:%d: sense is %u bytes, want %u\n", file, line,
+		       ut_cmd.sense_len, len);
+		ut_case.failures++;
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		if (ut_sense[i] == (u8)(want[i] ^ (i ? 0 : flip)))
+			continue;
+		printf("FAIL %s:%d: sense byte %u is 0x%02x, want 0x%02x\n",
+		       file, line, i, ut_sense[i], want[i]);
+		ut_case.failures++;
+		return;
+	}
 }
 
 void ut_check_bytes(const char *file, int line, u32 off, const u8 *want,
@@ -298,10 +454,16 @@ int main(void)
 {
 	if (getenv("UT_BREAK"))
 		ut_break = atoi(getenv("UT_BREAK"));
+	if (tcmx_cdb_init()) {
+		printf("FAIL: the command table does not build\n");
+		return 1;
+	}
 	ut_fixture_reset();
 	ut_test_sbc();
 	ut_fixture_reset();
 	ut_test_spc();
+	ut_fixture_reset();
+	ut_test_cdb();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;

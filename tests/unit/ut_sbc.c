@@ -14,9 +14,9 @@
 
 static void sbc_read_write(void)
 {
-	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0x10, 0, 0, 8), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0x10, 0, 0, 8), 4096, IN, 0), UT_GOOD);
 	CHECK_RW(16, 8, false);
-	EXPECT(RUN(C(0x2a, 0x08, 0, 0, 0, 0x10, 0, 0, 8), 4096, OUT, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x2a, 0x08, 0, 0, 0, 0x10, 0, 0, 8), 4096, OUT, 0), UT_GOOD);
 	CHECK_RW(16, 8, true);
 	/* buffer too small, wrong direction, RDPROTECT set */
 	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 8), 2048, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
@@ -24,61 +24,63 @@ static void sbc_read_write(void)
 	EXPECT(RUN(C(0x28, 0x20, 0, 0, 0, 0, 0, 0, 8), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* the last block, and one past it */
 	EXPECT(RUN(C(0x8a, 0, 0, 0, 0, 0, 0, 0x1f, 0xff, 0xff, 0, 0, 0, 2), 1024, OUT, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
-	EXPECT(RUN(C(0x8a, 0, 0, 0, 0, 0, 0, 0x1f, 0xff, 0xff, 0, 0, 0, 1), 512, OUT, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x8a, 0, 0, 0, 0, 0, 0, 0x1f, 0xff, 0xff, 0, 0, 0, 1), 512, OUT, 0), UT_GOOD);
 	CHECK_RW(2097151, 1, false);
 	/* lba + count overflowing 64 bits, and a count past the end */
 	EXPECT(RUN(C(0x88, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1), 512, IN, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
 	EXPECT(RUN(C(0x88, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff), 512, IN, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
 	/* READ(6): 21-bit LBA, length 0 is 256 blocks */
 	EXPECT(RUN(C(0x08, 0x1f, 0xff, 0xff, 0), 131072, IN, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
-	EXPECT(RUN(C(0x08, 0x01, 0x00, 0x10, 0), 131072, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x08, 0x01, 0x00, 0x10, 0), 131072, IN, 0), UT_GOOD);
 	CHECK_RW(0x10010, 256, false);
-	/* WRITE(6) has no FUA bit: the top LBA bits are masked off */
-	EXPECT(RUN(C(0x0a, 0xe1, 0x00, 0x10, 1), 512, OUT, 0), TCMX_SENSE_NONE);
+	/* WRITE(6) has no FUA bit; byte 1 bits 7-5 are reserved */
+	EXPECT(RUN(C(0x0a, 0x01, 0x00, 0x10, 1), 512, OUT, 0), UT_GOOD);
 	CHECK_RW(0x10010, 1, false);
+	EXPECT(RUN(C(0x0a, 0xe1, 0x00, 0x10, 1), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0x24, 0, 0,
+		    0xcf, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0);
 	/* zero blocks: GOOD, nothing moved, backend never called */
-	EXPECT(RUN(C(0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0, NONE, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0, NONE, 0), UT_GOOD);
 	CHECK(ut_cmd.execute != ut_stub_rw && ut_cmd.xfer_len == 0 &&
 	      ut_data[0] == UT_FILL);
 	ut_dev.attrib.hw_max_sectors = 128;
 	EXPECT(RUN(C(0xa8, 0, 0, 0, 0, 0, 0, 0, 0, 129), 1 << 20, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
-	EXPECT(RUN(C(0xa8, 0, 0, 0, 0, 0, 0, 0, 0, 128), 1 << 20, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa8, 0, 0, 0, 0, 0, 0, 0, 0, 128), 1 << 20, IN, 0), UT_GOOD);
 	CHECK_RW(0, 128, false);
 	ut_dev.attrib.hw_max_sectors = 4294967288u;
 }
 
 static void sbc_other(void)
 {
-	EXPECT(RUN(C(0x25), 8, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x25), 8, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 8);
 	CHECK_BYTES(0, 0x00, 0x1f, 0xff, 0xff, 0x00, 0x00, 0x02, 0x00, UT_FILL);
 	/* READ CAPACITY(16): 32 bytes, no PI, no LBP, exponents 0 */
-	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32), 32, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32), 32, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 32);
 	CHECK_BYTES(0, 0, 0, 0, 0, 0x00, 0x1f, 0xff, 0xff, 0, 0, 0x02, 0x00,
 		    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	/* allocation length clips it */
-	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12), 32, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12), 32, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 12);
 	CHECK_BYTES(8, 0, 0, 0x02, 0x00, UT_FILL);
 	/* GET LBA STATUS is not supported */
 	EXPECT(RUN(C(0x9e, 0x12), 32, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* SYNCHRONIZE CACHE goes to the backend, which defers it */
-	EXPECT(RUN(C(0x35), 0, NONE, 0), TCMX_SENSE_DEFERRED);
-	CHECK(ut_cmd.execute == ut_stub_sync && ut_cmd.lba == 0 &&
-	      ut_cmd.nr_blocks == 0 && ut_data[0] == UT_FILL);
+	EXPECT(RUN(C(0x35), 0, NONE, 0), UT_DEFERRED);
+	CHECK(ut_cmd.lba == 0 && ut_cmd.nr_blocks == 0 && ut_data[0] == UT_FILL);
 	EXPECT(RUN(C(0x91, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
 	/* VERIFY: BYTCHK must be 0, otherwise GOOD with nothing to do */
 	EXPECT(RUN(C(0x2f, 0x02, 0, 0, 0, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_INVALID_CDB_FIELD);
-	EXPECT(RUN(C(0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 1), 0, NONE, 0), UT_GOOD);
 	CHECK(ut_cmd.lba == 0x10 && ut_cmd.nr_blocks == 1);
 	CHECK_NO_DATA();
 	/* START STOP UNIT: START only; LOEJ or a power condition refused */
-	EXPECT(RUN(C(0x1b, 0, 0, 0, 0x01), 0, NONE, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x1b, 0, 0, 0, 0x01), 0, NONE, 0), UT_GOOD);
 	CHECK_NO_DATA();
 	EXPECT(RUN(C(0x1b, 0, 0, 0, 0x11), 0, NONE, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x1b, 0, 0, 0, 0x02), 0, NONE, 0), TCMX_SENSE_INVALID_CDB_FIELD);
-	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x00), 0, NONE, 0), UT_GOOD);
 	CHECK_NO_DATA();
 	EXPECT(RUN(C(0x4d), 0, NONE, 0), TCMX_SENSE_INVALID_OPCODE);
 	EXPECT(RUN(C(0x42), 24, OUT, 0), TCMX_SENSE_INVALID_OPCODE);

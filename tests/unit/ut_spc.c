@@ -7,7 +7,7 @@
 
 static void spc_inquiry_std(void)
 {
-	EXPECT(RUN(C(0x12, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 96);
 	/* disk, SPC-4, HISUP, format 2, TPGS 11b, CMDQUE */
 	CHECK_BYTES(0, 0x00, 0x00, 0x06, 0x12, 0x5b, 0x30, 0x00, 0x02);
@@ -17,7 +17,7 @@ static void spc_inquiry_std(void)
 	CHECK_BYTES(92, 0, 0, 0, 0, UT_FILL);
 	/* allocation length clips; MULTIP with a second export */
 	ut_dev.export_count = 2;
-	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 36);
 	CHECK_BYTES(4, 0x5b, 0x30, 0x10, 0x02);
 	CHECK_BYTES(32, '4', '.', '0', ' ', UT_FILL);
@@ -28,24 +28,24 @@ static void spc_inquiry_std(void)
 	EXPECT(RUN(C(0x12, 1, 0x86, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* no ALUA: TPGS 00b */
 	ut_dev.attrib.alua_support = 0;
-	EXPECT(RUN(C(0x12, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(4, 0x5b, 0x00, 0x00, 0x02);
 	ut_dev.attrib.alua_support = 1;
 }
 
 static void spc_inquiry_vpd(void)
 {
-	EXPECT(RUN(C(0x12, 1, 0x00, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0x00, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 10);
 	CHECK_BYTES(0, 0x00, 0x00, 0x00, 0x06, 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2,
 		    UT_FILL);
 
-	EXPECT(RUN(C(0x12, 1, 0x80, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0x80, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 40);
 	CHECK_BYTES(0, 0x00, 0x80, 0x00, 0x24);
 	CHECK_STR(4, "3a5b0712-04c1-4f5e-9e4b-0123456789ab");
 
-	EXPECT(RUN(C(0x12, 1, 0x83, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0x83, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 155);
 	CHECK_BYTES(0, 0x00, 0x83, 0x00, 0x97,
 		    /* NAA 6: OUI 001405, then the serial's first 25 digits */
@@ -66,17 +66,17 @@ static void spc_inquiry_vpd(void)
 	CHECK_STR(131, "naa.50014050a1b2c3d4\0\0\0\0");
 	CHECK_BYTES(155, UT_FILL);
 
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 64);
 	/* max transfer 0xfffffff8, optimal 65528: 0xffff rounded to pages */
 	CHECK_BYTES(0, 0x00, 0xb0, 0x00, 0x3c, 0, 0, 0, 0,
 		    0xff, 0xff, 0xff, 0xf8, 0x00, 0x00, 0xff, 0xf8, 0, 0, 0, 0);
 
-	EXPECT(RUN(C(0x12, 1, 0xb1, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0xb1, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 64);
 	CHECK_BYTES(0, 0x00, 0xb1, 0x00, 0x3c, 0x00, 0x01, 0, 0, 0, 0);
 
-	EXPECT(RUN(C(0x12, 1, 0xb2, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0xb2, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 8);
 	CHECK_BYTES(0, 0x00, 0xb2, 0x00, 0x04, 0, 0, 0, 0, UT_FILL);
 
@@ -88,7 +88,7 @@ static void spc_inquiry_vpd(void)
 		ut_wwn.group.cg_item.ci_name = longwwn;
 		memset(ut_dev.t10.unit_serial, 'f', 253);
 		strcpy(ut_dev.t10.model, "0123456789abcdef");
-		EXPECT(RUN(C(0x12, 1, 0x83, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+		EXPECT(RUN(C(0x12, 1, 0x83, 0x10, 0), 4096, IN, 0), UT_GOOD);
 		/* NAA 20 + T10 259 + RTPI 8 + TPG 8 + 2 names 256 each */
 		CHECK(ut_cmd.xfer_len == 4 + 20 + 259 + 8 + 8 + 256 + 256);
 		CHECK_BYTES(24, 0x02, 0x01, 0x00, 0xff);
@@ -106,18 +106,18 @@ static void spc_opt_xfer(void)
 	ut_dev.block_size = 4096;
 	ut_dev.block_shift = 12;
 	ut_dev.attrib.optimal_sectors = 5;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(12, 0x00, 0x00, 0x00, 0x05);
 	/* under one page of 512-byte blocks: not reported */
 	ut_dev.block_size = 512;
 	ut_dev.block_shift = 9;
 	ut_dev.attrib.optimal_sectors = 7;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(12, 0x00, 0x00, 0x00, 0x00);
 	/* never above the maximum transfer length */
 	ut_dev.attrib.optimal_sectors = 4096;
 	ut_dev.attrib.hw_max_sectors = 1001;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(8, 0x00, 0x00, 0x03, 0xe9, 0x00, 0x00, 0x03, 0xe8);
 	ut_fixture_reset();
 }
@@ -125,13 +125,13 @@ static void spc_opt_xfer(void)
 /* LUN 9 does not exist, LUN 7 exists but is unlinked: both have no LUN */
 static void spc_no_lun(void)
 {
-	EXPECT(RUN(C(0x12, 0, 0, 0, 96), 96, IN, 9), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 96), 96, IN, 9), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 96);
 	CHECK_BYTES(0, 0x7f, 0x00, 0x06, 0x12, 0x5b, 0x00, 0x00, 0x02);
 	CHECK_STR(8, "                            ");
 	CHECK_BYTES(36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		    0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-	EXPECT(RUN(C(0x12, 1, 0, 0, 96), 96, IN, 9), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x12, 1, 0, 0, 96), 96, IN, 9), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 5);
 	CHECK_BYTES(0, 0x7f, 0x00, 0x00, 0x01, 0x00, UT_FILL);
 	EXPECT(RUN(C(0x12, 1, 0x83, 0, 96), 96, IN, 9), TCMX_SENSE_INVALID_CDB_FIELD);
@@ -143,16 +143,16 @@ static void spc_no_lun(void)
 static void spc_request_sense(void)
 {
 	/* fixed format, LOGICAL UNIT NOT SUPPORTED for a missing LUN */
-	EXPECT(RUN(C(0x03, 0, 0, 0, 252), 252, IN, 7), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x03, 0, 0, 0, 252), 252, IN, 7), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 18);
 	CHECK_BYTES(0, 0x70, 0x00, 0x05, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0,
 		    0x25, 0x00, 0, 0, 0, 0, UT_FILL);
 	/* descriptor format, NO SENSE */
-	EXPECT(RUN(C(0x03, 1, 0, 0, 252), 252, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x03, 1, 0, 0, 252), 252, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 8);
 	CHECK_BYTES(0, 0x72, 0x00, 0x00, 0x00, 0, 0, 0, 0, UT_FILL);
 	/* allocation length clips */
-	EXPECT(RUN(C(0x03, 0, 0, 0, 3), 252, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x03, 0, 0, 0, 3), 252, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 3);
 	CHECK_BYTES(0, 0x70, 0x00, 0x00, UT_FILL);
 }

@@ -7,25 +7,25 @@
 static void spc_report_luns(void)
 {
 	/* LUNs 0, 5, 300 (7 is unlinked), single-level format */
-	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 32);
 	CHECK_BYTES(0, 0, 0, 0, 24, 0, 0, 0, 0,
 		    0x00, 0x00, 0, 0, 0, 0, 0, 0,
 		    0x00, 0x05, 0, 0, 0, 0, 0, 0,
 		    0x01, 0x2c, 0, 0, 0, 0, 0, 0, UT_FILL);
 	/* the same from a missing LUN, clipped to 16 bytes */
-	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16), 4096, IN, 7), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16), 4096, IN, 7), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 16);
 	CHECK_BYTES(0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UT_FILL);
 	/* allocation length under 16, SELECT REPORT 0x10 */
 	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 15), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0xa0, 0, 0x10, 0, 0, 0, 0, 0, 1, 0), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* well-known LUNs only: an empty list */
-	EXPECT(RUN(C(0xa0, 0, 1, 0, 0, 0, 0, 0, 1, 0), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 1, 0, 0, 0, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 8);
 	CHECK_BYTES(0, 0, 0, 0, 0, 0, 0, 0, 0, UT_FILL);
 	/* a short initiator buffer wins over the allocation length */
-	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0), 20, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0), 20, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 20);
 	CHECK_BYTES(16, 0x00, 0x05, 0, 0, UT_FILL);
 }
@@ -44,7 +44,7 @@ static void spc_report_many_luns(void)
 		n++;
 	}
 	/* streamed in chunks: every one in order, nothing past the end */
-	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0), 1 << 20, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0), 1 << 20, IN, 0), UT_GOOD);
 	CHECK(get_unaligned_be32(ut_data) == n * 8 && ut_cmd.xfer_len == 8 + n * 8);
 	for (i = 0; i < n && ok; i++)
 		ok = get_unaligned_be16(ut_data + 8 + i * 8) == i * 3 &&
@@ -52,12 +52,12 @@ static void spc_report_many_luns(void)
 	CHECK(ok);
 	CHECK(ut_data[8 + n * 8] == UT_FILL);
 	/* clipped mid-chunk and mid-entry */
-	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x04), 1 << 20, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x04), 1 << 20, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 0x104);
 	CHECK_BYTES(0xf8, 0x00, 90, 0, 0, 0, 0, 0, 0, 0x00, 93, 0, 0, UT_FILL);
 	/* no LUN at all: LUN 0 is listed anyway */
 	memset(ut_slots, 0, sizeof(ut_slots));
-	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16), 4096, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 16);
 	CHECK_BYTES(0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UT_FILL);
 	ut_fixture_reset();
@@ -73,35 +73,35 @@ static void spc_report_many_luns(void)
 static void spc_mode_sense(void)
 {
 	/* MODE SENSE(6), all pages: DPOFUA, short block descriptor */
-	EXPECT(RUN(C(0x1a, 0, 0x3f, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x1a, 0, 0x3f, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 68);
 	CHECK_BYTES(0, 67, 0x00, 0x10, 0x08,
 		    0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, MS_PAGES,
 		    UT_FILL);
 	/* header only: the length still counts everything */
-	EXPECT(RUN(C(0x1a, 0, 0x3f, 0, 4), 4, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x1a, 0, 0x3f, 0, 4), 4, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 4);
 	CHECK_BYTES(0, 67, 0x00, 0x10, 0x08, UT_FILL);
 	/* caching page, DBD: no descriptor */
-	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x04, 0x00, 0x00);
 	/* changeable values: all zero; no write cache: no WCE, no DPOFUA */
-	EXPECT(RUN(C(0x1a, 0x08, 0x48, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x1a, 0x08, 0x48, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x00, 0x00);
 	ut_dev.attrib.emulate_write_cache = 0;
-	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(0, 23, 0x00, 0x00, 0x00, 0x08, 0x12, 0x00, 0x00);
 	ut_dev.attrib.emulate_write_cache = 1;
 	/* MODE SENSE(10), LLBAA: long descriptor, control page, TAS */
-	EXPECT(RUN(C(0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 36);
 	CHECK_BYTES(0, 0x00, 34, 0x00, 0x10, 0x01, 0x00, 0x00, 16,
 		    0, 0, 0, 0, 0x00, 0x20, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0x02, 0x00,
 		    0x0a, 0x0a, 0x02, 0x10, 0x00, 0x40, 0, 0, 0, 0, 0, 0, UT_FILL);
 	/* all pages and subpages */
-	EXPECT(RUN(C(0x5a, 0, 0x3f, 0xff, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0x5a, 0, 0x3f, 0xff, 0, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 72);
 	CHECK_BYTES(0, 0x00, 70, 0x00, 0x10, 0x00, 0x00, 0x00, 8);
 	/* a subpage, saved values, an unknown page */
@@ -117,7 +117,7 @@ static void spc_report_tpgs(void)
 	/* extended header, preferred, LUN 300 = relative port 4 */
 	ut_dev.default_tg_pt_gp.preferred = 1;
 	ut_dev.default_tg_pt_gp.implicit_trans_secs = 300;
-	EXPECT(RUN(C(0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 300), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 300), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 20);
 	CHECK_BYTES(0, 0, 0, 0, 16, 0x10, 0xff, 0, 0,
 		    0x80, 0xdf, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -127,16 +127,17 @@ static void spc_report_tpgs(void)
 	ut_dev.default_tg_pt_gp.access_state = 2;
 	ut_dev.default_tg_pt_gp.access_status = 1;
 	ut_dev.default_tg_pt_gp.id = 0x1234;
-	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 16);
 	CHECK_BYTES(0, 0, 0, 0, 12, 0x02, 0xdf, 0x12, 0x34,
 		    0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, UT_FILL);
 	/* allocation length clips */
-	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 0, 6), 256, IN, 0), TCMX_SENSE_NONE);
+	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 0, 6), 256, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 6);
 	CHECK_BYTES(0, 0, 0, 0, 12, 0x02, 0xdf, UT_FILL);
 	/* other MAINTENANCE IN actions, a reserved format, no ALUA */
-	EXPECT(RUN(C(0xa3, 0x0c, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0xa3, 0x05, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK(ut_sense[15] == 0xcc && ut_sense[16] == 0 && ut_sense[17] == 1);
 	EXPECT(RUN(C(0xa3, 0x4a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	ut_dev.attrib.alua_support = 0;
 	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);

@@ -215,4 +215,28 @@ static inline void put_unaligned_be64(u64 v, void *p)
 	put_unaligned_be32(v, (u8 *)p + 4);
 }
 
+static inline u64 get_unaligned_le64(const void *p)
+{
+	const u8 *b = p;
+	u64 v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static inline int fls(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+#define __init
+#define __ro_after_init
+
+/* <scsi/scsi_common.h>: the midlayer's sense helpers, in ut_main.c */
+void scsi_build_sense_buffer(int desc, u8 *buf, u8 key, u8 asc, u8 ascq);
+int scsi_set_sense_information(u8 *buf, int buf_len, u64 info);
+int scsi_set_sense_field_pointer(u8 *buf, int buf_len, u16 fp, u8 bp, bool cd);
+
 #endif /* UT_KERNEL_H */

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command table: one row per opcode (and per service action of an
+ * opcode that has them), indexed by opcode, and the one CDB decoder built
+ * on it.  Because what runs a command and what REPORT SUPPORTED OPERATION
+ * CODES reports are the same rows, the report cannot drift from the code.
+ *
+ * The rows live beside their code (sbc.c, spc.c, and the two reports at the
+ * end of this file).  tcmx_cdb_init() checks them, turns each usage mask
+ * into words of bits to reject, chains the service actions of one opcode,
+ * and fills the index; from then on the table is read-only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cache.h>
+#include <linux/kernel.h>
+#if __has_include("linux/unaligned.h")	/* moved there in 6.12 */
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+#include <scsi/scsi_proto.h>
+#include "tcmx_core.h"
+
+#define TCMX_SA_MASK		0x1f	/* service action: byte 1 bits 4-0 */
+#define RSOC_DESC_LEN		8	/* all commands: one command descriptor */
+#define RSOC_CTD_LEN		12	/* command timeouts descriptor */
+#define RSOC_ONE_HDR		4	/* one command: header before the usage */
+
+static const struct tcmx_cmd_desc *tcmx_opcodes[256] __ro_after_init;
+static unsigned int tcmx_nr_rows __ro_after_init;
+
+enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd)
+{
+	return TCMX_GOOD;
+}
+
+/* ---- the decoder ------------------------------------------------------ */
+
+static const struct tcmx_cmd_desc *tcmx_find_sa(const struct tcmx_cmd_desc *d,
+						u8 sa)
+{
+	for (; d; d = d->next_sa)
+		if (d->sa == sa)
+			return d;
+	return NULL;
+}
+
+/* The row of a CDB, with its service action; NULL if there is none. */
+static const struct tcmx_cmd_desc *tcmx_cdb_row(const u8 *cdb)
+{
+	const struct tcmx_cmd_desc *d = tcmx_opcodes[cdb[0]];
+
+	if (unlikely(d && d->flags & TCMX_CMD_SA))
+		d = tcmx_find_sa(d, cdb[1] & TCMX_SA_MASK);
+	return d;
+}
+
+/* Two loads and two masks: a bit set that the row does not use. */
+static bool tcmx_cdb_reserved(const u8 *cdb, const struct tcmx_cmd_desc *d)
+{
+	return (get_unaligned_le64(cdb) & d->reject[0]) |
+	       (get_unaligned_le64(cdb + 8) & d->reject[1]);
+}
+
+/* INVALID FIELD IN CDB, pointing at the first reserved bit that is set. */
+static enum tcmx_status tcmx_reserved_bit(struct tcmx_cmd *cmd,
+					  const struct tcmx_cmd_desc *d)
+{
+	unsigned int i;
+	u8 bad = 0;
+
+	for (i = 1; i < d->len; i++) {
+		bad = cmd->cdb[i] & ~d->usage[i];
+		if (bad)
+			break;
+	}
+	return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true, i,
+				bad ? fls(bad) - 1 : TCMX_NO_BIT);
+}
+
+/* An unknown opcode, or a known one with an unknown service action. */
+static enum tcmx_status tcmx_unknown_cdb(struct tcmx_cmd *cmd)
+{
+	if (tcmx_opcodes[cmd->cdb[0]])
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					1, 4);
+	return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
+}
+
+/*
+ * LBA and transfer length by CDB group (SBC-3 4.2.2 ff.).  Only READ(6)
+ * and WRITE(6) carry an LBA in group 0; their length 0 means 256 blocks.
+ */
+static void tcmx_cdb_lba(struct tcmx_cmd *cmd)
+{
+	const u8 *cdb = cmd->cdb;
+
+	switch (cdb[0] >> 5) {
+	case 0:
+		cmd->lba = get_unaligned_be24(&cdb[1]) & 0x1fffff;
+		cmd->nr_blocks = cdb[4] ? cdb[4] : 256;
+		break;
+	case 1:
+	case 2:
+		cmd->lba = get_unaligned_be32(&cdb[2]);
+		cmd->nr_blocks = get_unaligned_be16(&cdb[7]);
+		break;
+	case 4:
+		cmd->lba = get_unaligned_be64(&cdb[2]);
+		cmd->nr_blocks = get_unaligned_be32(&cdb[10]);
+		break;
+	case 5:
+		cmd->lba = get_unaligned_be32(&cdb[2]);
+		cmd->nr_blocks = get_unaligned_be32(&cdb[6]);
+		break;
+	}
+}
+
+/*
+ * READ/WRITE(6/10/12/16): within the capacity, the backend's limit and
+ * the initiator's buffer.  FUA (byte 1 bit 3 beyond group 0) is passed
+ * through as asked; emulate_fua_* only decide what MODE SENSE advertises.
+ */
+static enum tcmx_status tcmx_setup_rw(struct tcmx_cmd *cmd)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	u64 bytes = (u64)cmd->nr_blocks << dev->block_shift;
+
+	if (unlikely(cmd->nr_blocks > dev->attrib.hw_max_sectors ||
+		     bytes > cmd->data_len))
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+	if (unlikely(!cmd->nr_blocks)) {
+		cmd->execute = tcmx_execute_nop;
+		return TCMX_GOOD;
+	}
+	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;
+	cmd->xfer_len = bytes;
+	cmd->execute = dev->execute_rw;
+	return TCMX_GOOD;
+}
+
+/*
+ * Once per command.  On success cmd->desc and cmd->execute are set; a
+ * failure has its sense data built.  cmd->lun is NULL if nothing is mapped
+ * at the addressed LUN.
+ */
+enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd)
+{
+	const struct tcmx_cmd_desc *d = tcmx_cdb_row(cmd->cdb);
+	struct tcmx_dev *dev = cmd->dev;
+
+	if (unlikely(!cmd->lun) && (!d || d->flags & TCMX_CMD_LUN))
+		return tcmx_sense(cmd, TCMX_SENSE_LUN_NOT_SUPPORTED);
+	if (unlikely(!d))
+		return tcmx_unknown_cdb(cmd);
+	cmd->desc = d;
+	if (unlikely(tcmx_cdb_reserved(cmd->cdb, d)))
+		return tcmx_reserved_bit(cmd, d);
+	/* no parameter data into a DATA-OUT buffer, no DATA-IN written */
+	if (unlikely(cmd->data_len && cmd->data_dir != d->dir))
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+
+	if (d->flags & TCMX_CMD_LBA) {
+		tcmx_cdb_lba(cmd);
+		if (unlikely(cmd->lba > dev->nr_blocks ||
+			     cmd->nr_blocks > dev->nr_blocks - cmd->lba))
+			return tcmx_sense(cmd, TCMX_SENSE_LBA_OUT_OF_RANGE);
+		if (likely(d->flags & TCMX_CMD_RW))
+			return tcmx_setup_rw(cmd);
+	}
+	if (d->parse)
+		return d->parse(cmd);
+	cmd->execute = d->execute;
+	return TCMX_GOOD;
+}
+
+/* ---- building the index ----------------------------------------------- */
+
+static int __init tcmx_cdb_check_row(const struct tcmx_cmd_desc *d)
+{
+	bool has_sa = d->flags & TCMX_CMD_SA;
+	const struct tcmx_cmd_desc *first = tcmx_opcodes[d->opcode];
+
+	if (d->len > TCMX_CDB_MAX || d->usage[0] != d->opcode ||
+	    (has_sa && (d->usage[1] & TCMX_SA_MASK) != d->sa) ||
+	    (!d->parse && !d->execute && !(d->flags & TCMX_CMD_RW)) ||
+	    (d->flags & TCMX_CMD_RW && !(d->flags & TCMX_CMD_LBA)))
+		return -EINVAL;
+	if (!first)
+		return 0;
+	/* one opcode: all rows with service actions, none the same */
+	if (!has_sa || !(first->flags & TCMX_CMD_SA) ||
+	    tcmx_find_sa(first, d->sa))
+		return -EEXIST;
+	return 0;
+}
+
+/* Insert @d into its opcode's chain, by increasing service action. */
+static void __init tcmx_cdb_insert(struct tcmx_cmd_desc *d)
+{
+	const struct tcmx_cmd_desc **pos = &tcmx_opcodes[d->opcode];
+
+	while (*pos && (*pos)->sa < d->sa)
+		pos = (const struct tcmx_cmd_desc **)&(*pos)->next_sa;
+	d->next_sa = *pos;
+	*pos = d;
+}
+
+static int __init tcmx_cdb_add(struct tcmx_cmd_desc *rows)
+{
+	struct tcmx_cmd_desc *d;
+	unsigned int i;
+	int ret;
+
+	for (d = rows; d->len; d++) {
+		ret = tcmx_cdb_check_row(d);
+		if (ret) {
+			pr_err("command table: bad row %02xh/%02xh (%s): %d\n",
+			       d->opcode, d->sa, d->name, ret);
+			return ret;
+		}
+		memset(d->reject, 0, sizeof(d->reject));
+		for (i = 1; i < d->len; i++)
+			d->reject[i / 8] |= (u64)(u8)~d->usage[i] << (i % 8 * 8);
+		tcmx_cdb_insert(d);
+		tcmx_nr_rows++;
+	}
+	return 0;
+}
+
+int __init tcmx_cdb_init(void)
+{
+	return tcmx_cdb_add(tcmx_sbc_cmds) ?: tcmx_cdb_add(tcmx_spc_cmds) ?:
+	       tcmx_cdb_add(tcmx_cdb_cmds);
+}
+
+/* ---- REPORT SUPPORTED OPERATION CODES (SPC-4 6.35) -------------------- */
+
+#define RSOC_ALL		0
+#define RSOC_OPCODE		1	/* opcode, which has no service actions */
+#define RSOC_OPCODE_SA		2	/* opcode and service action */
+#define RSOC_OPCODE_ANY		3	/* opcode, and service action if any */
+#define RSOC_SUPPORTED		0x03	/* SUPPORT: as the standard says */
+#define RSOC_NOT_SUPPORTED	0x01
+
+/* A command timeouts descriptor: no timeouts specified. */
+static void rsoc_fill_ctd(u8 *p)
+{
+	put_unaligned_be16(RSOC_CTD_LEN - 2, p);
+}
+
+static enum tcmx_status rsoc_all(struct tcmx_cmd *cmd, bool ctd, u32 limit)
+{
+	u32 dlen = RSOC_DESC_LEN + (ctd ? RSOC_CTD_LEN : 0);
+	const struct tcmx_cmd_desc *d;
+	u8 p[RSOC_DESC_LEN + RSOC_CTD_LEN];
+	u32 off = 4;
+	unsigned int op;
+
+	put_unaligned_be32(tcmx_nr_rows * dlen, p);
+	tcmx_cmd_copy_at(cmd, p, 4, 0, limit);
+	for (op = 0; op < ARRAY_SIZE(tcmx_opcodes); op++) {
+		for (d = tcmx_opcodes[op]; d; d = d->next_sa, off += dlen) {
+			memset(p, 0, sizeof(p));
+			p[0] = d->opcode;
+			if (d->flags & TCMX_CMD_SA) {
+				put_unaligned_be16(d->sa, &p[2]);
+				p[5] = 0x01;		/* SERVACTV */
+			}
+			if (ctd) {
+				p[5] |= 0x02;		/* CTDP */
+				rsoc_fill_ctd(&p[RSOC_DESC_LEN]);
+			}
+			put_unaligned_be16(d->len, &p[6]);
+			tcmx_cmd_copy_at(cmd, p, dlen, off, limit);
+		}
+	}
+	cmd->xfer_len = min3(off, limit, cmd->data_len);
+	return TCMX_GOOD;
+}
+
+static enum tcmx_status rsoc_one(struct tcmx_cmd *cmd, u8 options, bool ctd,
+				 u32 limit)
+{
+	const struct tcmx_cmd_desc *d = tcmx_opcodes[cmd->cdb[3]];
+	u16 sa = get_unaligned_be16(&cmd->cdb[4]);
+	u8 p[RSOC_ONE_HDR + TCMX_CDB_MAX + RSOC_CTD_LEN] = {};
+	bool has_sa = d && d->flags & TCMX_CMD_SA;
+	u32 len = RSOC_ONE_HDR;
+
+	if ((options == RSOC_OPCODE && has_sa) ||
+	    (options == RSOC_OPCODE_SA && d && !has_sa))
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					2, 2);
+	if (has_sa)
+		d = sa <= TCMX_SA_MASK ? tcmx_find_sa(d, sa) : NULL;
+
+	if (!d) {
+		p[1] = RSOC_NOT_SUPPORTED;
+	} else {
+		p[1] = RSOC_SUPPORTED | (ctd ? 0x80 : 0);	/* CTDP */
+		put_unaligned_be16(d->len, &p[2]);
+		memcpy(&p[len], d->usage, d->len);
+		len += d->len;
+		if (ctd) {
+			rsoc_fill_ctd(&p[len]);
+			len += RSOC_CTD_LEN;
+		}
+	}
+	tcmx_cmd_copy_to_sgl(cmd, p, min(len, limit));
+	return TCMX_GOOD;
+}
+
+static enum tcmx_status tcmx_report_opcodes(struct tcmx_cmd *cmd)
+{
+	const u8 *cdb = cmd->cdb;
+	u8 options = cdb[2] & 0x07;
+	bool ctd = cdb[2] & 0x80;			/* RCTD */
+	u32 limit = get_unaligned_be32(&cdb[6]);
+
+	if (options == RSOC_ALL)
+		return rsoc_all(cmd, ctd, limit);
+	if (options <= RSOC_OPCODE_ANY)
+		return rsoc_one(cmd, options, ctd, limit);
+	return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true, 2, 2);
+}
+
+/* ---- REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS (SPC-4 6.36) ---------- */
+
+/*
+ * What a fabric can ask of the core: what the loopback's SCSI error
+ * handler does (abort a command, reset a LUN).  The bit of each in the
+ * parameter data's first byte.
+ */
+static const struct {
+	const char	*name;
+	u8		bit;
+} tcmx_tmfs[] = {
+	{ "ABORT TASK",		7 },	/* ATS */
+	{ "LOGICAL UNIT RESET",	3 },	/* LURS */
+};
+
+#define RSTMF_LEN		4
+#define RSTMF_EXT_LEN		16	/* REPD: with the timeouts part */
+
+static enum tcmx_status tcmx_report_tmfs(struct tcmx_cmd *cmd)
+{
+	bool repd = cmd->cdb[2] & 0x80;
+	u32 alloc_len = get_unaligned_be32(&cmd->cdb[6]);
+	u8 p[RSTMF_EXT_LEN] = {};
+	unsigned int i;
+
+	if (alloc_len < RSTMF_LEN)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					6, TCMX_NO_BIT);
+	for (i = 0; i < ARRAY_SIZE(tcmx_tmfs); i++)
+		p[0] |= BIT(tcmx_tmfs[i].bit);
+	if (repd)
+		p[3] = RSTMF_EXT_LEN - RSTMF_LEN;	/* additional length */
+	tcmx_cmd_copy_to_sgl(cmd, p, min_t(u32, alloc_len,
+					   repd ? RSTMF_EXT_LEN : RSTMF_LEN));
+	return TCMX_GOOD;
+}
+
+struct tcmx_cmd_desc tcmx_cdb_cmds[] __ro_after_init = {
+	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_OPERATION_CODES,
+	  .len = 12, .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .name = "REPORT SUPPORTED OPERATION CODES",
+	  .usage = { MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPERATION_CODES, 0x87,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+	  .execute = tcmx_report_opcodes },
+	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS,
+	  .len = 12, .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .name = "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
+	  .usage = { MAINTENANCE_IN, MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS,
+		     0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+	  .execute = tcmx_report_tmfs },
+	{}
+};

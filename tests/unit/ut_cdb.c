@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command table: reserved bits with their field pointer, the data
+ * direction, the two reports built from the table, and the sense builder's
+ * bytes in both formats.
+ */
+#include <scsi/scsi_proto.h>
+#include "ut.h"
+
+#define IN	DMA_FROM_DEVICE
+#define OUT	DMA_TO_DEVICE
+#define NONE	DMA_NONE
+
+/* fixed-format INVALID FIELD IN CDB pointing at CDB byte @b, bit @bit */
+#define CHECK_CDB_FIELD(b, bit)						\
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0x24, 0, 0, \
+		    0xc8 | (bit), 0x00, (b), 0, 0, 0, 0, 0, 0, 0, 0)
+
+/* the same for a whole byte: no bit pointer */
+#define CHECK_CDB_BYTE(b)						\
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0x24, 0, 0, \
+		    0xc0, 0x00, (b), 0, 0, 0, 0, 0, 0, 0, 0)
+
+static void cdb_reserved_bits(void)
+{
+	/* RDPROTECT, then the group number's reserved bits, then control */
+	EXPECT(RUN(C(0x28, 0x20, 0, 0, 0, 0, 0, 0, 8), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 5);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0x40, 0, 8), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(6, 6);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 8, 0x04), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(9, 2);
+	/* the first offending byte, its highest bit */
+	EXPECT(RUN(C(0x12, 0x06, 0, 0, 96, 0x01), 96, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 2);
+	/* beyond the CDB length nothing is checked */
+	EXPECT(RUN(C(0x00, 0, 0, 0, 0, 0, 0xff, 0xff), 0, NONE, 0), UT_GOOD);
+	CHECK_NO_DATA();
+	/* DPO, FUA and FUA_NV may be set on READ(16) */
+	EXPECT(RUN(C(0x88, 0x1a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.fua && ut_cmd.nr_blocks == 1);
+	/* an unknown service action of a known opcode: byte 1, bit 4 */
+	EXPECT(RUN(C(0xa3, 0x1f, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 4);
+	/* an unknown opcode */
+	EXPECT(RUN(C(0xe7), 0, NONE, 0), TCMX_SENSE_INVALID_OPCODE);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0);
+}
+
+/* Parameter data never go into a DATA-OUT buffer. */
+static void cdb_direction(void)
+{
+	static const u8 data_in[][16] = {
+		{ 0x12, 0, 0, 0, 96 },				/* INQUIRY */
+		{ 0x25 },					/* READ CAPACITY(10) */
+		{ 0x9e, 0x10, [13] = 32 },			/* READ CAPACITY(16) */
+		{ 0x1a, 0, 0x3f, 0, 255 },			/* MODE SENSE(6) */
+		{ 0x5a, 0, 0x3f, [8] = 255 },			/* MODE SENSE(10) */
+		{ 0xa0, [9] = 255 },				/* REPORT LUNS */
+		{ 0x03, 0, 0, 0, 18 },				/* REQUEST SENSE */
+		{ 0xa3, 0x0c, [9] = 255 },			/* RSOC */
+		{ 0xa3, 0x0a, [9] = 255 },			/* RTPG */
+		{ 0x28, [8] = 1 },				/* READ(10) */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(data_in); i++) {
+		EXPECT(RUN(data_in[i], 4096, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+		CHECK(ut_data[0] == UT_FILL && ut_data[4095] == UT_FILL);
+		CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0, 0, 0, 0, 0);
+	}
+	/* a WRITE with a data-in buffer, a no-data command with a buffer */
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK(ut_data[0] == UT_FILL);
+	EXPECT(RUN(C(0x00), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK(ut_data[0] == UT_FILL);
+	/* no buffer at all is fine: nothing moves */
+	EXPECT(RUN(C(0x12, 0, 0, 0, 96), 0, NONE, 0), UT_GOOD);
+	CHECK_NO_DATA();
+}
+
+/* every row of the table, as RSOC lists them */
+static unsigned int rsoc_count(void)
+{
+	const struct tcmx_cmd_desc *rows[] = {
+		tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds,
+	};
+	const struct tcmx_cmd_desc *d;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		for (d = rows[i]; d->len; d++)
+			n++;
+	return n;
+}
+
+static void cdb_rsoc_all(void)
+{
+	unsigned int n = rsoc_count(), i, prev = 0;
+	bool found_inquiry = false, found_rc16 = false;
+
+	EXPECT(RUN(C(0xa3, 0x0c, 0, 0, 0, 0, 0, 0, 0x10, 0), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 4 + 8 * n);
+	CHECK(get_unaligned_be32(ut_data) == 8 * n);
+	for (i = 0; i < n; i++) {
+		const u8 *p = &ut_data[4 + 8 * i];
+		unsigned int key = p[0] << 16 | get_unaligned_be16(&p[2]);
+
+		CHECK(i == 0 || key > prev);	/* increasing, no duplicates */
+		prev = key;
+		if (p[0] == 0x12)
+			found_inquiry = p[5] == 0 && get_unaligned_be16(&p[6]) == 6;
+		if (p[0] == 0x9e)
+			found_rc16 = p[3] == 0x10 && p[5] == 0x01 &&
+				     get_unaligned_be16(&p[6]) == 16;
+	}
+	CHECK(found_inquiry && found_rc16);
+	/* RCTD: 20-byte descriptors with CTDP, timeouts length 0x0a */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x80, 0, 0, 0, 0, 0, 0x10, 0), 4096, IN, 0), UT_GOOD);
+	CHECK(get_unaligned_be32(ut_data) == 20 * n);
+	CHECK_BYTES(4 + 5, 0x02, 0x00, 0x06, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+	/* truncated by the allocation length, the length field whole */
+	EXPECT(RUN(C(0xa3, 0x0c, 0, 0, 0, 0, 0, 0, 0, 10), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 10 && get_unaligned_be32(ut_data) == 8 * n);
+	CHECK_BYTES(10, UT_FILL);
+	/* reporting options 4..7 are reserved */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x04, 0, 0, 0, 0, 0, 0x10, 0), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(2, 2);
+}
+
+static void cdb_rsoc_one(void)
+{
+	/* READ(10) by opcode: supported, its usage data */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x01, 0x28, 0, 0, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 14);
+	CHECK_BYTES(0, 0x00, 0x03, 0x00, 0x0a, 0x28, 0x1e, 0xff, 0xff, 0xff,
+		    0xff, 0x1f, 0xff, 0xff, 0x00, UT_FILL);
+	/* READ CAPACITY(16) by opcode and service action, with timeouts */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x82, 0x9e, 0, 0x10, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 4 + 16 + 12);
+	CHECK_BYTES(0, 0x00, 0x83, 0x00, 0x10, 0x9e, 0x10);
+	CHECK_BYTES(20, 0x00, 0x0a);
+	/* option 3 takes either */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x03, 0x12, 0, 0, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x00, 0x03, 0x00, 0x06, 0x12, 0x01, 0xff, 0xff, 0xff, 0x00);
+	EXPECT(RUN(C(0xa3, 0x0c, 0x03, 0xa3, 0, 0x0d, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x00, 0x03, 0x00, 0x0c, 0xa3, 0x0d, 0x80);
+	/* not supported: SUPPORT 001b, CDB SIZE 0 */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x01, 0xe7, 0, 0, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 4);
+	CHECK_BYTES(0, 0x00, 0x01, 0x00, 0x00, UT_FILL);
+	EXPECT(RUN(C(0xa3, 0x0c, 0x02, 0x9e, 0, 0x12, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x00, 0x01, 0x00, 0x00, UT_FILL);
+	/* option 1 for an opcode with service actions, 2 for one without */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x01, 0x9e, 0, 0, 0, 0, 1, 0), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(2, 2);
+	EXPECT(RUN(C(0xa3, 0x0c, 0x02, 0x28, 0, 0, 0, 0, 1, 0), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(2, 2);
+}
+
+static void cdb_rstmf(void)
+{
+	/* ABORT TASK and LOGICAL UNIT RESET */
+	EXPECT(RUN(C(0xa3, 0x0d, 0, 0, 0, 0, 0, 0, 0, 16), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 4);
+	CHECK_BYTES(0, 0x88, 0x00, 0x00, 0x00, UT_FILL);
+	EXPECT(RUN(C(0xa3, 0x0d, 0x80, 0, 0, 0, 0, 0, 0, 16), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 16);
+	CHECK_BYTES(0, 0x88, 0x00, 0x00, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UT_FILL);
+	EXPECT(RUN(C(0xa3, 0x0d, 0, 0, 0, 0, 0, 0, 0, 3), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_BYTE(6);
+}
+
+/* The builder: descriptor format with D_SENSE, INFORMATION in both. */
+static void cdb_sense_formats(void)
+{
+	const u8 cdb[16] = { 0x28, 0x20 };
+	struct tcmx_cmd *cmd = &ut_cmd;
+	struct tcmx_sense_extra x = { .info_valid = true, .info = 0x1234 };
+
+	ut_dev.d_sense = true;
+	EXPECT(RUN(cdb, 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_SENSE(0x72, 0x05, 0x24, 0x00, 0, 0, 0, 8,
+		    0x02, 0x06, 0, 0, 0xcd, 0x00, 0x01, 0);
+	/* no LUN: no device whose control page could ask for descriptors */
+	EXPECT(RUN(C(0x00), 0, NONE, 9), TCMX_SENSE_LUN_NOT_SUPPORTED);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x25, 0, 0, 0, 0, 0);
+	/* MODE SENSE shows D_SENSE in the control page */
+	EXPECT(RUN(C(0x1a, 0x08, 0x0a, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK_BYTES(4, 0x0a, 0x0a, 0x06);
+	ut_dev.d_sense = false;
+
+	/* INFORMATION, as MISCOMPARE will use it */
+	EXPECT(RUN(C(0x00), 0, NONE, 0), UT_GOOD);
+	cmd->sense_len = tcmx_build_sense(ut_sense, false,
+					  TCMX_SENSE_SPACE_ALLOC_FAILED, &x);
+	CHECK_SENSE(0xf0, 0, 0x07, 0x00, 0x00, 0x12, 0x34, 10, 0, 0, 0, 0,
+		    0x27, 0x07, 0, 0, 0, 0);
+	cmd->sense_len = tcmx_build_sense(ut_sense, true,
+					  TCMX_SENSE_SPACE_ALLOC_FAILED, &x);
+	CHECK_SENSE(0x72, 0x07, 0x27, 0x07, 0, 0, 0, 12,
+		    0x00, 0x0a, 0x80, 0x00, 0, 0, 0, 0, 0, 0, 0x12, 0x34);
+	/* through the command: a parameter list (C/D 0) field pointer */
+	CHECK(tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD, false, 3,
+			       TCMX_NO_BIT) == TCMX_CHECK &&
+	      cmd->status == SAM_STAT_CHECK_CONDITION);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0x26, 0, 0,
+		    0x80, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0);
+	CHECK(tcmx_sense_info(cmd, TCMX_SENSE_LBA_OUT_OF_RANGE, 1ULL << 40) ==
+	      TCMX_CHECK);
+	/* too large for fixed format: VALID stays 0 */
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x21, 0, 0, 0, 0, 0);
+}
+
+/* The data-in copies refuse a DATA-OUT buffer even if asked. */
+static void cdb_copy_helpers(void)
+{
+	const u8 msg[4] = { 1, 2, 3, 4 };
+
+	EXPECT(RUN(C(0x00), 0, NONE, 0), UT_GOOD);
+	ut_cmd.data_len = 4096;
+	ut_cmd.data_dir = IN;
+	CHECK(tcmx_cmd_copy_at(&ut_cmd, msg, 4, 4090, 4093) == 3);
+	CHECK_BYTES(4090, 1, 2, 3, UT_FILL);
+	ut_cmd.data_len = 3;			/* the buffer's size clips */
+	CHECK(tcmx_cmd_copy_to_sgl(&ut_cmd, msg, 4) == 3 && ut_cmd.xfer_len == 3);
+	ut_cmd.data_len = 4096;
+	CHECK(tcmx_cmd_copy_to_sgl(&ut_cmd, msg, 4) == 4 && ut_cmd.xfer_len == 4);
+	CHECK_BYTES(0, 1, 2, 3, 4, UT_FILL);
+	memset(ut_data, UT_FILL, 16);
+	ut_cmd.data_dir = OUT;
+	EXPECT_WARN(tcmx_cmd_copy_to_sgl(&ut_cmd, msg, 4) == 0);
+	EXPECT_WARN(tcmx_cmd_copy_at(&ut_cmd, msg, 4, 0, 16) == 0);
+	CHECK_BYTES(0, UT_FILL, UT_FILL, UT_FILL, UT_FILL);
+}
+
+void ut_test_cdb(void)
+{
+	cdb_reserved_bits();
+	cdb_direction();
+	cdb_rsoc_all();
+	cdb_rsoc_one();
+	cdb_rstmf();
+	cdb_sense_formats();
+	cdb_copy_helpers();
+}
