@@ -14,6 +14,7 @@
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/device.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -26,6 +27,7 @@
 #include <scsi/scsi_host.h>
 
 #include "tcmx.h"
+#include "trace.h"
 
 #define LOOP_MAX_TPGT		32
 #define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
@@ -242,12 +244,25 @@ static enum blk_eh_timer_return loop_eh_timed_out(struct scsi_cmnd *sc)
 }
 #endif
 
+/* tcmx:tmr for one error handler's work, begun at @start (ns) */
+static void loop_trace_tmr(struct scsi_cmnd *sc, enum tcmx_tmf tmf, int ret,
+			   u64 start)
+{
+	trace_tcmx_tmr(sc->device->id, sc->device->lun, tmf,
+		       ret == SUCCESS ? 0 : -EIO, ktime_get_ns() - start);
+}
+
 static int loop_eh_abort(struct scsi_cmnd *sc)
 {
-	if (!loop_cmd_released(sc))
-		return FAILED;
-	synchronize_rcu();
-	return SUCCESS;
+	u64 start = ktime_get_ns();
+	int ret = FAILED;
+
+	if (loop_cmd_released(sc)) {
+		synchronize_rcu();
+		ret = SUCCESS;
+	}
+	loop_trace_tmr(sc, TCMX_TMF_ABORT_TASK, ret, start);
+	return ret;
 }
 
 struct loop_busy {
@@ -290,12 +305,21 @@ static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev)
 
 static int loop_eh_device_reset(struct scsi_cmnd *sc)
 {
-	return loop_drain(sc->device->host, sc->device);
+	u64 start = ktime_get_ns();
+	int ret = loop_drain(sc->device->host, sc->device);
+
+	loop_trace_tmr(sc, TCMX_TMF_LUN_RESET, ret, start);
+	return ret;
 }
 
+/* every I_T nexus of the host (one per TPG) */
 static int loop_eh_host_reset(struct scsi_cmnd *sc)
 {
-	return loop_drain(sc->device->host, NULL);
+	u64 start = ktime_get_ns();
+	int ret = loop_drain(sc->device->host, NULL);
+
+	loop_trace_tmr(sc, TCMX_TMF_NEXUS_LOSS, ret, start);
+	return ret;
 }
 
 static struct scsi_host_template loop_sht = {

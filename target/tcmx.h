@@ -60,6 +60,14 @@ enum tcmx_sense {
 	TCMX_SENSE_NR
 };
 
+/* Task management a fabric performs, as tracepoints and RSTMF name it. */
+enum tcmx_tmf {
+	TCMX_TMF_ABORT_TASK = 1,
+	TCMX_TMF_LUN_RESET,
+	TCMX_TMF_TARGET_RESET,
+	TCMX_TMF_NEXUS_LOSS,
+};
+
 struct tcmx_cmd;
 struct tcmx_cmd_desc;
 struct tcmx_dev;
@@ -93,6 +101,7 @@ struct tcmx_cmd {
 	u8			sense_len;	/* valid bytes in ->sense */
 	bool			fua;
 	bool			pinned;		/* tcmx_cmd_pin() was called */
+	u64			start_ns;	/* only while tcmx:cmd_complete is on */
 	tcmx_execute_fn		execute;
 
 	/* for a backend's or the core's slow path only */

@@ -11,10 +11,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+EXPORT_TRACEPOINT_SYMBOL_GPL(tcmx_tmr);
 
 /* this_cpu ops: no preemption toggle, one instruction each on x86 */
 static void tcmx_account(struct tcmx_cmd *cmd)
@@ -47,6 +52,9 @@ static void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 		tcmx_finish_odd(cmd, status);
 	if (likely(cmd->lun))
 		tcmx_account(cmd);
+	if (trace_tcmx_cmd_complete_enabled())
+		trace_tcmx_cmd_complete(cmd, cmd->start_ns ?
+					ktime_get_ns() - cmd->start_ns : 0);
 }
 
 /*
@@ -107,15 +115,19 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 	cmd->status = SAM_STAT_GOOD;
 	cmd->sense_len = 0;
 	cmd->xfer_len = 0;
+	cmd->lba = 0;
+	cmd->nr_blocks = 0;
 	cmd->fua = false;
 	cmd->pinned = false;
 	cmd->desc = NULL;
+	cmd->start_ns = trace_tcmx_cmd_complete_enabled() ? ktime_get_ns() : 0;
 
 	/* published with its device set; gone only after a grace period */
 	lun = tcmx_lookup_lun(cmd->tpg, cmd->lun_id);
 	cmd->lun = lun;
 	cmd->dev = likely(lun) ? lun->dev : NULL;
 	status = tcmx_parse_cdb(cmd);
+	trace_tcmx_cmd_submit(cmd);
 	if (likely(status == TCMX_GOOD))
 		status = cmd->execute(cmd);
 	/* deferred: the command may be complete already, touch nothing */
