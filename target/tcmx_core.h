@@ -4,6 +4,7 @@
  *
  *   core.c       module init/exit, $T root (version, dbroot), fabric registry
  *   fabric.c     $T/<fabric>/<wwn>/tpgt_<t>/lun/lun_<n> tree, link/unlink
+ *   iscsi.c      the "iscsi" placeholder fabric: discovery_auth/ only
  *   device.c     $T/core: HBAs, devices, attrib/wwn/alua/pr/statistics
  *   transport.c  command life cycle: submit, complete, sense, sgl copies
  *   sbc.c        block commands: READ/WRITE decoding, READ CAPACITY, ...
@@ -53,9 +54,13 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 u8 tcmx_lun_alua_state(struct tcmx_lun *lun);
 
 /* fabric.c */
-int tcmx_fabric_dir_init(void);
-void tcmx_fabric_dir_exit(void);
 struct config_group *tcmx_fabric_make_dir(const char *name);
+int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
+		    struct configfs_attribute **discovery_attrs);
+
+/* iscsi.c: register / unregister the placeholder fabric */
+int tcmx_iscsi_init(void);
+void tcmx_iscsi_exit(void);
 
 /*
  * The command table (cdb.c).  Every opcode, and every service action of an
