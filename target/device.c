@@ -8,8 +8,8 @@
  *                                     udev_path attrib/ wwn/ pr/ alua/
  *                                     statistics/
  *
- * attrib/, wwn/ and pr/ are in dev_attrs.c; ALUA target port groups and
- * the LUN export accounting in alua.c.
+ * attrib/, wwn/ and pr/ are in dev_attrs.c; ALUA target port groups in
+ * alua.c; the LUNs exporting the device (dev->luns, RTPIs) in lun.c.
  * dev->lock guards every slow-path field of a device; the hot fields
  * (nr_blocks, block_size, block_shift) only change while no LUN exports
  * the device.
@@ -316,6 +316,8 @@ static void tcmx_dev_release(struct config_item *item)
 		mutex_unlock(&tcmx_cfs_mutex);
 	}
 	free_percpu(dev->stats);
+	WARN_ON_ONCE(!list_empty(&dev->luns));
+	ida_destroy(&dev->rtpi_ida);
 	mutex_destroy(&dev->lock);
 	kfree(dev);
 }
@@ -360,6 +362,8 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->tg_pt_gps);
+	INIT_LIST_HEAD(&dev->luns);
+	ida_init(&dev->rtpi_ida);
 	dev->hba = hba;
 	dev->ops = hba->ops;
 	config_group_init_type_name(&dev->group, name, &tcmx_dev_type);

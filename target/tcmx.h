@@ -20,6 +20,7 @@
 
 #include <linux/configfs.h>
 #include <linux/dma-direction.h>
+#include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/scatterlist.h>
@@ -208,8 +209,9 @@ struct tcmx_dev {
 
 	u64				size_bytes;	/* set by ->enable() */
 	bool				enabled;
-	int				export_count;	/* linked LUNs */
-	u16				next_rtpi;
+	int				export_count;	/* LUNs on luns */
+	struct list_head		luns;		/* tcmx_lun.dev_node */
+	struct ida			rtpi_ida;	/* their RTPIs */
 	struct mutex			lock;		/* slow-path state */
 	struct list_head		tg_pt_gps;
 	struct tcmx_dev_attrib		attrib;
@@ -242,7 +244,10 @@ struct tcmx_tpg {
 	struct tcmx_lun __rcu		*lun_map[TCMX_LUN_MAP];
 };
 
-/* A LUN of a TPG (<tpg>/lun/lun_<index>). */
+/*
+ * A LUN of a TPG (<tpg>/lun/lun_<index>).  While linked (dev set) it is on
+ * dev->luns under dev->lock (lun.c).
+ */
 struct tcmx_lun {
 	struct config_group		group;
 	struct tcmx_tpg			*tpg;
@@ -252,6 +257,7 @@ struct tcmx_lun {
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
+	struct list_head		dev_node;	/* on dev->luns */
 };
 
 /* A backstore type, e.g. "rd_mcp". */
