@@ -5,17 +5,20 @@
  * fast path finds it.
  *
  * Linking a LUN, under tcmx_cfs_mutex:
- *   init its reference,
+ *   allocate its per-CPU counters, init its reference,
  *   export: take an RTPI from dev->rtpi_ida, join dev->luns and the
  *   device's default ALUA group (dev->lock),
  *   publish it in the TPG's lun_map/xarray (commands find it from here on),
  *   then, unlocked, tell the fabric (->post_link).
  * Unlinking undoes this in reverse: ->pre_unlink, unpublish, percpu_ref_kill,
- * wait until drained, unexport.
+ * wait until drained, unexport (its counters fold into the device's retired
+ * totals in the same dev->lock section that takes it off dev->luns, so the
+ * device's counters never go backwards), free the counters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include "tcmx_core.h"
 
@@ -61,11 +64,12 @@ out:
 	return rtpi < 0 ? rtpi : 0;
 }
 
-/* After the LUN is drained. */
+/* After the LUN is drained: nothing counts on lun->stats any more. */
 static void tcmx_lun_unexport(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
 	mutex_lock(&dev->lock);
 	tcmx_alua_lun_leave(lun, dev);
+	tcmx_stats_fold(&dev->stats.retired, lun->stats);
 	list_del_init(&lun->dev_node);
 	dev->export_count--;
 	ida_free(&dev->rtpi_ida, lun->rtpi);
@@ -93,7 +97,7 @@ static int tcmx_lun_publish(struct tcmx_lun *lun)
  * No new command finds the LUN after this.  Those running inline with it
  * hold the fabric's RCU read lock; the grace period percpu_ref_kill() waits
  * for before the last reference drops outlasts them, so once "drained"
- * completes no command uses the LUN or its device.
+ * completes no command uses the LUN, its counters or its device.
  */
 static void tcmx_lun_unpublish(struct tcmx_lun *lun)
 {
@@ -137,9 +141,13 @@ static int tcmx_lun_allow_link(struct config_item *item,
 		ret = -EEXIST;
 		goto out_unlock;
 	}
+	ret = -ENOMEM;
+	lun->stats = alloc_percpu(struct tcmx_stats);
+	if (!lun->stats)
+		goto out_unlock;
 	ret = percpu_ref_init(&lun->ref, tcmx_lun_ref_release, 0, GFP_KERNEL);
 	if (ret)
-		goto out_unlock;
+		goto out_free_stats;
 	init_completion(&lun->drained);
 	ret = tcmx_lun_export(lun, dev);
 	if (ret)
@@ -165,6 +173,9 @@ out_drain:
 	tcmx_lun_unexport(lun, dev);
 out_ref_exit:
 	percpu_ref_exit(&lun->ref);
+out_free_stats:
+	free_percpu(lun->stats);
+	lun->stats = NULL;
 out_unlock:
 	mutex_unlock(&tcmx_cfs_mutex);
 	return ret;
@@ -189,6 +200,8 @@ static void tcmx_lun_drop_link(struct config_item *item,
 	lun->dev = NULL;
 	tcmx_lun_unexport(lun, dev);
 	percpu_ref_exit(&lun->ref);
+	free_percpu(lun->stats);
+	lun->stats = NULL;
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 
@@ -259,6 +272,7 @@ static struct config_group *tcmx_lun_make(struct config_group *group,
 	lun->index = index;
 	INIT_LIST_HEAD(&lun->dev_node);
 	config_group_init_type_name(&lun->group, name, &tf->lun_type);
+	tcmx_stats_lun_init(lun);
 	return &lun->group;
 }
 

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interfaces of tcmx_core, shared by its files only:
+ * Internal interfaces of tcmx_core, shared by its files only.  The files
+ * of target/ and what each owns:
  *
- *   core.c       module init/exit, $T root (version, dbroot), fabric registry
+ *   core.c       module init/exit, $T root: version, dbroot
  *   fabric.c     fabric registry; $T/<fabric>/<wwn>/tpgt_<t> tree
  *   lun.c        tpgt_<t>/lun/lun_<n>: link/unlink, publish/unpublish for
  *                the fast path, export accounting (dev->luns, RTPIs)
  *   iscsi.c      the "iscsi" placeholder fabric: discovery_auth/ only
- *   device.c     $T/core: HBAs, devices, attrib/wwn/alua/pr/statistics
- *   transport.c  command life cycle: submit, complete, sense, sgl copies
+ *   stats.c      <dev>/statistics/ and <lun>/statistics/ (in-tree formats)
+ *   device.c     $T/core: backend registry, HBAs, devices (info, control,
+ *                enable, udev_path, alias)
+ *   dev_attrs.c  <dev>/attrib/, wwn/, pr/
+ *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
+ *   transport.c  command life cycle: submit, complete, LUN lookup
+ *   cdb.c        the command table: CDB lengths, masks, handlers
+ *   reply.c      the sense builder, data-in copies to the sgl
  *   sbc.c        block commands: READ/WRITE decoding, READ CAPACITY, ...
  *   spc.c        primary commands: INQUIRY, MODE SENSE, REPORT LUNS, ...
  */
@@ -70,6 +77,18 @@ void tcmx_lun_init_types(struct tcmx_fabric *tf);
 /* iscsi.c: register / unregister the placeholder fabric */
 int tcmx_iscsi_init(void);
 void tcmx_iscsi_exit(void);
+
+/*
+ * stats.c.  tcmx_stats_dev_init() adds <dev>/statistics/ and gives the
+ * device its index (undone by tcmx_stats_dev_exit(), safe after a failed
+ * init); tcmx_stats_lun_init() adds <lun>/statistics/.  tcmx_stats_fold()
+ * adds the per-CPU counters @pc into @total.
+ */
+int tcmx_stats_dev_init(struct tcmx_dev *dev);
+void tcmx_stats_dev_exit(struct tcmx_dev *dev);
+void tcmx_stats_lun_init(struct tcmx_lun *lun);
+void tcmx_stats_fold(struct tcmx_stats *total,
+		     struct tcmx_stats __percpu *pc);
 
 /*
  * The command table (cdb.c).  Every opcode, and every service action of an
