@@ -478,26 +478,7 @@ static struct configfs_attribute *tcmx_scsi_transport_attrs[] = {
 	NULL,
 };
 
-static const struct tcmx_stat_table {
-	const char		*name;
-	struct config_item_type	type;
-} tcmx_dev_tables[] = {
-	{ "scsi_dev",	{ .ct_attrs = tcmx_scsi_dev_attrs,
-			  .ct_owner = THIS_MODULE } },
-	{ "scsi_tgt_dev", { .ct_attrs = tcmx_scsi_tgt_dev_attrs,
-			  .ct_owner = THIS_MODULE } },
-	{ "scsi_lu",	{ .ct_attrs = tcmx_scsi_lu_attrs,
-			  .ct_owner = THIS_MODULE } },
-}, tcmx_lun_tables[] = {
-	{ "scsi_port",	{ .ct_attrs = tcmx_scsi_port_attrs,
-			  .ct_owner = THIS_MODULE } },
-	{ "scsi_tgt_port", { .ct_attrs = tcmx_scsi_tgt_port_attrs,
-			  .ct_owner = THIS_MODULE } },
-	{ "scsi_transport", { .ct_attrs = tcmx_scsi_transport_attrs,
-			  .ct_owner = THIS_MODULE } },
-};
-
-/* As in-tree: nothing can be created in statistics/ (-ENOSYS). */
+/* As in-tree: nothing can be made in statistics/ (-ENOSYS) ... */
 static struct config_group *tcmx_stats_make(struct config_group *group,
 					    const char *name)
 {
@@ -505,13 +486,43 @@ static struct config_group *tcmx_stats_make(struct config_group *group,
 	return ERR_PTR(-ENOSYS);
 }
 
+/* ... nor in one of its tables (-EPERM, configfs' answer in-tree) */
+static struct config_group *tcmx_stats_table_make(struct config_group *group,
+						  const char *name)
+{
+	pr_err("statistics/%s/%s: statistics tables are fixed\n",
+	       config_item_name(&group->cg_item), name);
+	return ERR_PTR(-EPERM);
+}
+
 static struct configfs_group_operations tcmx_stats_group_ops = {
 	.make_group	= tcmx_stats_make,
+};
+
+static struct configfs_group_operations tcmx_stats_table_ops = {
+	.make_group	= tcmx_stats_table_make,
 };
 
 static const struct config_item_type tcmx_stats_type = {
 	.ct_group_ops	= &tcmx_stats_group_ops,
 	.ct_owner	= THIS_MODULE,
+};
+
+#define TCMX_STAT_TABLE(_name, _attrs)					\
+	{ _name, { .ct_group_ops = &tcmx_stats_table_ops,		\
+		   .ct_attrs = _attrs, .ct_owner = THIS_MODULE } }
+
+static const struct tcmx_stat_table {
+	const char		*name;
+	struct config_item_type	type;
+} tcmx_dev_tables[] = {
+	TCMX_STAT_TABLE("scsi_dev", tcmx_scsi_dev_attrs),
+	TCMX_STAT_TABLE("scsi_tgt_dev", tcmx_scsi_tgt_dev_attrs),
+	TCMX_STAT_TABLE("scsi_lu", tcmx_scsi_lu_attrs),
+}, tcmx_lun_tables[] = {
+	TCMX_STAT_TABLE("scsi_port", tcmx_scsi_port_attrs),
+	TCMX_STAT_TABLE("scsi_tgt_port", tcmx_scsi_tgt_port_attrs),
+	TCMX_STAT_TABLE("scsi_transport", tcmx_scsi_transport_attrs),
 };
 
 static void tcmx_stats_add_groups(struct tcmx_stat_groups *sg,
