@@ -4,7 +4,7 @@
  * LIO (tables of the SCSI MIB, RFC 4455), all files read-only:
  *
  *   <dev>/statistics/scsi_dev/       inst indx role ports
- *   <dev>/statistics/scsi_tgt_dev/   inst indx num_LUs status non_access_lus
+ *   <dev>/statistics/scsi_tgt_dev/   inst indx num_lus status non_access_lus
  *                                    resets aborts_complete aborts_no_task
  *   <dev>/statistics/scsi_lu/        inst dev indx lun lu_name vend prod rev
  *                                    dev_type status state_bit num_cmds
@@ -416,7 +416,7 @@ static struct configfs_attribute *tcmx_scsi_dev_attrs[] = {
 static struct configfs_attribute *tcmx_scsi_tgt_dev_attrs[] = {
 	TCMX_STAT_FILE("inst", tcmx_sd_inst),
 	TCMX_STAT_FILE("indx", tcmx_sd_index),
-	TCMX_STAT_FILE("num_LUs", tcmx_sd_one),
+	TCMX_STAT_FILE("num_lus", tcmx_sd_one),
 	TCMX_STAT_FILE("status", tcmx_sd_tgt_status),
 	TCMX_STAT_FILE("non_access_lus", tcmx_sd_non_access_lus),
 	TCMX_STAT_FILE("resets", tcmx_sd_zero),

@@ -15,7 +15,7 @@ assert lun_env
 
 DEV_TABLES = {
     "scsi_dev": "inst indx role ports",
-    "scsi_tgt_dev": "inst indx num_LUs status non_access_lus resets "
+    "scsi_tgt_dev": "inst indx num_lus status non_access_lus resets "
                     "aborts_complete aborts_no_task",
     "scsi_lu": "inst dev indx lun lu_name vend prod rev dev_type status "
                "state_bit num_cmds read_mbytes write_mbytes resets full_stat "
@@ -100,7 +100,7 @@ def test_statistics_formats(lun_env):
     t = "scsi_tgt_dev"
     assert dev_stat(so, t, "inst") == inst
     assert dev_stat(so, t, "indx") == indx
-    assert dev_stat(so, t, "num_LUs") == "1\n"
+    assert dev_stat(so, t, "num_lus") == "1\n"
     assert dev_stat(so, t, "status") == "activated"      # no newline
     assert dev_stat(so, t, "non_access_lus") == "0\n"
     for f in ("resets", "aborts_complete", "aborts_no_task"):
@@ -240,7 +240,9 @@ def test_statistics_two_luns_one_device(lun_env):
     d1 = dev_counts(so)
     l1 = [lun_counts(lun) for lun in luns]
     assert l1[0][1] - l0[0][1] == 2 and l1[1][1] - l0[1][1] == 3, (l0, l1)
-    assert d1[1] - d0[1] == 5, (d0, d1)
+    # the LUNs' remainders below 1 MiB add up on the device: small reads in
+    # between (sd handling the "LUNs changed" unit attention) may carry it
+    assert 5 <= d1[1] - d0[1] <= 6, (d0, d1)
     assert d1[0] - d0[0] >= sum(b[0] - a[0] for a, b in zip(l0, l1))
     for e in os.listdir(luns[1]):
         if os.path.islink(os.path.join(luns[1], e)):
