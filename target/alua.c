@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcmx_core: ALUA target port groups of a device (<dev>/alua/<group>) and
- * the accounting of the LUNs that export a device (RTPI, group membership,
- * <lun>/alua_tg_pt_gp).
+ * the membership of the LUNs that export a device (<lun>/alua_tg_pt_gp).
  *
- * Every LUN linked to a device has a struct tcmx_export on tcmx_exports.
- * Locking: tcmx_export_mutex (the list, lun->tg_pt_gp, nr_members) is
- * taken before dev->lock (the device and its groups).  The fast path reads
- * lun->tg_pt_gp->access_state under RCU only; a group is freed after a
- * grace period once no LUN points at it.
+ * Every LUN linked to a device is on dev->luns (lun.c).  Locking: dev->lock
+ * guards that list, each LUN's tg_pt_gp, nr_members and the groups.  The
+ * fast path reads lun->tg_pt_gp->access_state under RCU only; a group is
+ * freed after a grace period once no LUN points at it.
  *
  * A user group that is removed hands its LUNs back to default_tg_pt_gp (as
  * LIO does): rtslib removes a device's groups before its LUNs.
@@ -28,26 +26,6 @@
 #define TCMX_ALUA_MAX_TRANS_DELAY	30000	/* ms */
 #define TCMX_ALUA_MAX_IMPLICIT_TRANS	255	/* s */
 #define TCMX_ALUA_STATE_LBA_DEPENDENT	4
-
-struct tcmx_export {
-	struct list_head	node;
-	struct tcmx_lun		*lun;
-	struct tcmx_dev		*dev;
-};
-
-static LIST_HEAD(tcmx_exports);
-static DEFINE_MUTEX(tcmx_export_mutex);
-
-static struct tcmx_export *tcmx_export_find(struct tcmx_lun *lun)
-{
-	struct tcmx_export *ex;
-
-	lockdep_assert_held(&tcmx_export_mutex);
-	list_for_each_entry(ex, &tcmx_exports, node)
-		if (ex->lun == lun)
-			return ex;
-	return NULL;
-}
 
 /* ------------------------------------------------------------------ */
 /* state names                                                        */
@@ -354,14 +332,13 @@ CONFIGFS_ATTR(tcmx_gp_, tg_pt_gp_id);
 static ssize_t tcmx_gp_members_show(struct config_item *item, char *page)
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
-	struct tcmx_export *ex;
+	struct tcmx_lun *lun;
 	char line[384];
 	ssize_t n = 0;
 	int len;
 
-	mutex_lock(&tcmx_export_mutex);
-	list_for_each_entry(ex, &tcmx_exports, node) {
-		struct tcmx_lun *lun = ex->lun;
+	mutex_lock(&gp->dev->lock);
+	list_for_each_entry(lun, &gp->dev->luns, dev_node) {
 		struct tcmx_wwn *wwn = lun->tpg->wwn;
 
 		if (lun->tg_pt_gp != gp)
@@ -375,7 +352,7 @@ static ssize_t tcmx_gp_members_show(struct config_item *item, char *page)
 		memcpy(page + n, line, len);
 		n += len;
 	}
-	mutex_unlock(&tcmx_export_mutex);
+	mutex_unlock(&gp->dev->lock);
 	return n;
 }
 CONFIGFS_ATTR_RO(tcmx_gp_, members);
@@ -457,20 +434,18 @@ static void tcmx_alua_drop_gp(struct config_group *group,
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
 	struct tcmx_dev *dev = gp->dev;
-	struct tcmx_export *ex;
+	struct tcmx_lun *lun;
 
-	mutex_lock(&tcmx_export_mutex);
 	mutex_lock(&dev->lock);
 	list_del_init(&gp->node);
-	list_for_each_entry(ex, &tcmx_exports, node) {
-		if (ex->lun->tg_pt_gp != gp)
+	list_for_each_entry(lun, &dev->luns, dev_node) {
+		if (lun->tg_pt_gp != gp)
 			continue;
 		dev->default_tg_pt_gp.nr_members++;
-		WRITE_ONCE(ex->lun->tg_pt_gp, &dev->default_tg_pt_gp);
+		WRITE_ONCE(lun->tg_pt_gp, &dev->default_tg_pt_gp);
 	}
 	gp->nr_members = 0;
 	mutex_unlock(&dev->lock);
-	mutex_unlock(&tcmx_export_mutex);
 
 	synchronize_rcu();	/* tcmx_lun_alua_state() readers of @gp */
 	config_item_put(item);
@@ -502,97 +477,39 @@ void tcmx_alua_dev_init(struct tcmx_dev *dev)
 }
 
 /* ------------------------------------------------------------------ */
-/* LUN export accounting                                              */
+/* LUN export accounting: group membership                            */
 /* ------------------------------------------------------------------ */
 
-static bool tcmx_rtpi_in_use(struct tcmx_dev *dev, u16 rtpi)
+/* A LUN starts exporting @dev in its default group; dev->lock held. */
+void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	struct tcmx_export *ex;
-
-	list_for_each_entry(ex, &tcmx_exports, node)
-		if (ex->dev == dev && ex->lun->rtpi == rtpi)
-			return true;
-	return false;
-}
-
-int tcmx_dev_export(struct tcmx_dev *dev, struct tcmx_lun *lun)
-{
-	struct tcmx_export *ex;
-	u16 rtpi;
-	int ret = 0;
-
-	ex = kzalloc(sizeof(*ex), GFP_KERNEL);
-	if (!ex)
-		return -ENOMEM;
-	ex->lun = lun;
-	ex->dev = dev;
-
-	mutex_lock(&tcmx_export_mutex);
-	mutex_lock(&dev->lock);
-	if (!dev->enabled) {
-		pr_err("%s: cannot link a LUN to a device that is not enabled\n",
-		       tcmx_dev_name(dev));
-		ret = -ENODEV;
-	} else if (tcmx_export_find(lun)) {
-		pr_err("%s: %s already exports a device\n", tcmx_dev_name(dev),
-		       config_item_name(&lun->group.cg_item));
-		ret = -EEXIST;
-	} else if (dev->export_count >= U16_MAX - 1) {
-		pr_err("%s: no relative target port ID left\n",
-		       tcmx_dev_name(dev));
-		ret = -ENOSPC;
-	}
-	if (ret)
-		goto out;
-
-	do {
-		rtpi = ++dev->next_rtpi;
-	} while (!rtpi || tcmx_rtpi_in_use(dev, rtpi));
-	lun->rtpi = rtpi;
-	list_add_tail(&ex->node, &tcmx_exports);
-	dev->export_count++;
+	lockdep_assert_held(&dev->lock);
 	dev->default_tg_pt_gp.nr_members++;
 	WRITE_ONCE(lun->tg_pt_gp, &dev->default_tg_pt_gp);
-	ex = NULL;
-out:
-	mutex_unlock(&dev->lock);
-	mutex_unlock(&tcmx_export_mutex);
-	kfree(ex);
-	return ret;
 }
 
-void tcmx_dev_unexport(struct tcmx_dev *dev, struct tcmx_lun *lun)
+/* The LUN is drained and stops exporting @dev; dev->lock held. */
+void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	struct tcmx_export *ex;
-
-	mutex_lock(&tcmx_export_mutex);
-	ex = tcmx_export_find(lun);
-	if (WARN_ON_ONCE(!ex || ex->dev != dev)) {
-		mutex_unlock(&tcmx_export_mutex);
-		return;
-	}
-	mutex_lock(&dev->lock);
+	lockdep_assert_held(&dev->lock);
 	if (lun->tg_pt_gp)
 		lun->tg_pt_gp->nr_members--;
 	WRITE_ONCE(lun->tg_pt_gp, NULL);
-	dev->export_count--;
-	mutex_unlock(&dev->lock);
-	list_del(&ex->node);
-	mutex_unlock(&tcmx_export_mutex);
-	kfree(ex);
 }
 
 /* ------------------------------------------------------------------ */
 /* <lun>/alua_tg_pt_gp and the fast-path state                        */
 /* ------------------------------------------------------------------ */
 
+/* Both with tcmx_cfs_mutex held and lun->dev set (lun.c). */
 ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
 {
+	struct tcmx_dev *dev = lun->dev;
 	struct tcmx_tg_pt_gp *gp;
 	ssize_t ret = -ENODEV;
 
-	mutex_lock(&tcmx_export_mutex);
-	gp = tcmx_export_find(lun) ? lun->tg_pt_gp : NULL;
+	mutex_lock(&dev->lock);
+	gp = lun->tg_pt_gp;
 	/* rtslib takes the group name from after the first ':' */
 	if (gp)
 		ret = sysfs_emit(page,
@@ -601,7 +518,7 @@ ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
 				 tcmx_alua_state_name(READ_ONCE(gp->access_state)),
 				 tcmx_alua_status_name(gp->access_status),
 				 "None", "None");
-	mutex_unlock(&tcmx_export_mutex);
+	mutex_unlock(&dev->lock);
 	return ret;
 }
 
@@ -610,8 +527,7 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 				size_t count)
 {
 	struct tcmx_tg_pt_gp *gp, *new = NULL;
-	struct tcmx_export *ex;
-	struct tcmx_dev *dev;
+	struct tcmx_dev *dev = lun->dev;
 	char buf[NAME_MAX + 2], *name;
 	ssize_t ret = count;
 
@@ -624,13 +540,6 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 	buf[count] = '\0';
 	name = strim(buf);
 
-	mutex_lock(&tcmx_export_mutex);
-	ex = tcmx_export_find(lun);
-	if (!ex) {
-		mutex_unlock(&tcmx_export_mutex);
-		return -ENODEV;
-	}
-	dev = ex->dev;
 	mutex_lock(&dev->lock);
 	if (!strcmp(name, "NULL")) {
 		new = &dev->default_tg_pt_gp;
@@ -651,7 +560,6 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 		WRITE_ONCE(lun->tg_pt_gp, new);
 	}
 	mutex_unlock(&dev->lock);
-	mutex_unlock(&tcmx_export_mutex);
 	return ret;
 }
 

@@ -121,7 +121,7 @@ static int __init tcmx_core_init(void)
 	ret = tcmx_cdb_init();
 	if (ret)
 		return ret;
-	ret = tcmx_fabric_dir_init();
+	ret = tcmx_iscsi_init();
 	if (ret)
 		return ret;
 
@@ -129,7 +129,7 @@ static int __init tcmx_core_init(void)
 	mutex_init(&tcmx_subsys.su_mutex);
 	ret = tcmx_core_dir_init(&tcmx_subsys.su_group);
 	if (ret)
-		goto out_fabric;
+		goto out_iscsi;
 
 	/* last: once registered, user space can reach everything */
 	ret = configfs_register_subsystem(&tcmx_subsys);
@@ -147,8 +147,8 @@ static int __init tcmx_core_init(void)
 
 out_core_dir:
 	tcmx_core_dir_exit();
-out_fabric:
-	tcmx_fabric_dir_exit();
+out_iscsi:
+	tcmx_iscsi_exit();
 	return ret;
 }
 
@@ -156,7 +156,7 @@ static void __exit tcmx_core_exit(void)
 {
 	configfs_unregister_subsystem(&tcmx_subsys);
 	tcmx_core_dir_exit();
-	tcmx_fabric_dir_exit();
+	tcmx_iscsi_exit();
 	pr_info("tcmx target core unloaded\n");
 }
 

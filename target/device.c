@@ -8,8 +8,9 @@
  *                                     udev_path attrib/ wwn/ pr/ alua/
  *                                     statistics/
  *
- * attrib/, wwn/ and pr/ are in dev_attrs.c; ALUA target port groups and
- * the LUN export accounting in alua.c.
+ * attrib/, wwn/ and pr/ are in dev_attrs.c; ALUA target port groups in
+ * alua.c; statistics/ in stats.c; the LUNs exporting the device (dev->luns,
+ * RTPIs) in lun.c.
  * dev->lock guards every slow-path field of a device; the hot fields
  * (nr_blocks, block_size, block_shift) only change while no LUN exports
  * the device.
@@ -18,7 +19,6 @@
 
 #include <linux/kmod.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "tcmx_core.h"
@@ -133,11 +133,6 @@ static inline struct tcmx_dev *to_dev(struct config_item *item)
 {
 	return container_of(to_config_group(item), struct tcmx_dev, group);
 }
-
-/* statistics/ exists because LIO has it; nothing can be made inside. */
-static const struct config_item_type tcmx_stats_type = {
-	.ct_owner	= THIS_MODULE,
-};
 
 static ssize_t tcmx_dev_info_show(struct config_item *item, char *page)
 {
@@ -315,7 +310,9 @@ static void tcmx_dev_release(struct config_item *item)
 		tcmx_dev_count--;
 		mutex_unlock(&tcmx_cfs_mutex);
 	}
-	free_percpu(dev->stats);
+	tcmx_stats_dev_exit(dev);
+	WARN_ON_ONCE(!list_empty(&dev->luns));
+	ida_destroy(&dev->rtpi_ida);
 	mutex_destroy(&dev->lock);
 	kfree(dev);
 }
@@ -340,14 +337,6 @@ struct tcmx_dev *tcmx_item_to_dev(struct config_item *item)
 	return tcmx_item_is_dev(item) ? to_dev(item) : NULL;
 }
 
-static void tcmx_dev_add_group(struct tcmx_dev *dev, struct config_group *g,
-			       const char *name,
-			       const struct config_item_type *type)
-{
-	config_group_init_type_name(g, name, type);
-	configfs_add_default_group(g, &dev->group);
-}
-
 static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 					      const char *name)
 {
@@ -360,17 +349,15 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->tg_pt_gps);
+	INIT_LIST_HEAD(&dev->luns);
+	ida_init(&dev->rtpi_ida);
 	dev->hba = hba;
 	dev->ops = hba->ops;
 	config_group_init_type_name(&dev->group, name, &tcmx_dev_type);
 	tcmx_dev_attrs_init(dev);
 	tcmx_alua_dev_init(dev);
-	tcmx_dev_add_group(dev, &dev->stats_group, "statistics",
-			   &tcmx_stats_type);
-
-	ret = -ENOMEM;
-	dev->stats = alloc_percpu(struct tcmx_stats);
-	if (!dev->stats)
+	ret = tcmx_stats_dev_init(dev);
+	if (ret)
 		goto out_put;
 	if (dev->ops->alloc_dev) {
 		mutex_lock(&dev->lock);

@@ -5,12 +5,8 @@
  *   $T/<fabric>/			version, discovery_auth/
  *   $T/<fabric>/<wwn>/			param/, fabric_statistics/
  *   $T/<fabric>/<wwn>/tpgt_<t>/	fabric files, lun/, attrib/, param/
- *   $T/<fabric>/<wwn>/tpgt_<t>/lun/lun_<n>/   one symlink to a device
  *
- * Linking a LUN publishes it in the TPG's xarray, where the fast path finds
- * it under RCU; unlinking unpublishes it and waits for in-flight commands.
- * The "iscsi" fabric is a placeholder that rtslib needs to exist (it always
- * touches $T/iscsi/discovery_auth); it refuses to create targets.
+ * tpgt_<t>/lun/lun_<n> is lun.c's; the "iscsi" placeholder is iscsi.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,177 +37,9 @@ static struct tcmx_wwn *to_wwn(struct config_item *item)
 	return container_of(to_config_group(item), struct tcmx_wwn, group);
 }
 
-static struct tcmx_lun *to_lun(struct config_item *item)
-{
-	return container_of(to_config_group(item), struct tcmx_lun, group);
-}
-
-/* $T/<fabric>/<wwn>/tpgt_<t>/lun/lun_<n> */
-
-static void tcmx_lun_ref_release(struct percpu_ref *ref)
-{
-	struct tcmx_lun *lun = container_of(ref, struct tcmx_lun, ref);
-
-	complete(&lun->drained);
-}
-
-/* Commands find the LUN from here on (by index < TCMX_LUN_MAP, or xarray). */
-static int tcmx_lun_publish(struct tcmx_lun *lun)
-{
-	struct tcmx_tpg *tpg = lun->tpg;
-	int ret;
-
-	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
-	if (!ret && lun->index < TCMX_LUN_MAP)
-		rcu_assign_pointer(tpg->lun_map[lun->index], lun);
-	return ret;
-}
-
-/*
- * No new command finds the LUN after this.  Those running inline with it
- * hold the fabric's RCU read lock; the grace period percpu_ref_kill() waits
- * for before the last reference drops outlasts them, so once "drained"
- * completes no command uses the LUN or its device.
- */
-static void tcmx_lun_unpublish(struct tcmx_lun *lun)
-{
-	struct tcmx_tpg *tpg = lun->tpg;
-
-	if (lun->index < TCMX_LUN_MAP)
-		RCU_INIT_POINTER(tpg->lun_map[lun->index], NULL);
-	xa_erase(&tpg->luns, lun->index);
-}
-
-static int tcmx_lun_allow_link(struct config_item *item,
-			       struct config_item *target)
-{
-	struct tcmx_lun *lun = to_lun(item);
-	struct tcmx_tpg *tpg = lun->tpg;
-	struct tcmx_dev *dev;
-	int ret;
-
-	if (!tcmx_item_is_dev(target)) {
-		pr_err("%s: link target is not a backstore device\n",
-		       config_item_name(item));
-		return -EINVAL;
-	}
-	dev = tcmx_item_to_dev(target);
-
-	mutex_lock(&tcmx_cfs_mutex);
-	if (lun->dev) {
-		pr_err("%s: already linked to a device\n",
-		       config_item_name(item));
-		ret = -EEXIST;
-		goto out_unlock;
-	}
-	ret = tcmx_dev_export(dev, lun);
-	if (ret)
-		goto out_unlock;
-	ret = percpu_ref_init(&lun->ref, tcmx_lun_ref_release, 0, GFP_KERNEL);
-	if (ret)
-		goto out_unexport;
-	init_completion(&lun->drained);
-	lun->dev = dev;
-	ret = tcmx_lun_publish(lun);
-	if (ret)
-		goto out_ref;
-	mutex_unlock(&tcmx_cfs_mutex);
-
-	/* the fabric may send commands to the LUN from here on */
-	ret = tpg->ops->post_link ? tpg->ops->post_link(lun) : 0;
-	if (!ret)
-		return 0;
-
-	pr_err("%s: fabric refused the LUN: %d\n", config_item_name(item),
-	       ret);
-	mutex_lock(&tcmx_cfs_mutex);
-	tcmx_lun_unpublish(lun);
-out_ref:
-	percpu_ref_kill(&lun->ref);
-	wait_for_completion(&lun->drained);
-	percpu_ref_exit(&lun->ref);
-	lun->dev = NULL;
-out_unexport:
-	tcmx_dev_unexport(dev, lun);
-out_unlock:
-	mutex_unlock(&tcmx_cfs_mutex);
-	return ret;
-}
-
-static void tcmx_lun_drop_link(struct config_item *item,
-			       struct config_item *target)
-{
-	struct tcmx_lun *lun = to_lun(item);
-	struct tcmx_tpg *tpg = lun->tpg;
-	struct tcmx_dev *dev = lun->dev;
-
-	if (!dev)
-		return;
-	/* the initiator may still talk to the LUN while it lets go of it */
-	if (tpg->ops->pre_unlink)
-		tpg->ops->pre_unlink(lun);
-
-	mutex_lock(&tcmx_cfs_mutex);
-	tcmx_lun_unpublish(lun);
-	percpu_ref_kill(&lun->ref);
-	wait_for_completion(&lun->drained);
-	percpu_ref_exit(&lun->ref);
-	tcmx_dev_unexport(dev, lun);
-	lun->dev = NULL;
-	mutex_unlock(&tcmx_cfs_mutex);
-}
-
-static void tcmx_lun_release(struct config_item *item)
-{
-	kfree(to_lun(item));
-}
-
-static ssize_t tcmx_lun_alua_tg_pt_gp_show(struct config_item *item,
-					   char *page)
-{
-	struct tcmx_lun *lun = to_lun(item);
-	ssize_t ret;
-
-	mutex_lock(&tcmx_cfs_mutex);
-	ret = lun->dev ? tcmx_lun_tg_pt_gp_show(lun, page) : -ENODEV;
-	mutex_unlock(&tcmx_cfs_mutex);
-	return ret;
-}
-
-static ssize_t tcmx_lun_alua_tg_pt_gp_store(struct config_item *item,
-					    const char *page, size_t count)
-{
-	struct tcmx_lun *lun = to_lun(item);
-	ssize_t ret;
-
-	mutex_lock(&tcmx_cfs_mutex);
-	if (lun->dev) {
-		ret = tcmx_lun_tg_pt_gp_store(lun, page, count);
-	} else {
-		pr_err("%s: alua_tg_pt_gp: LUN is not linked\n",
-		       config_item_name(item));
-		ret = -ENODEV;
-	}
-	mutex_unlock(&tcmx_cfs_mutex);
-	return ret;
-}
-
-CONFIGFS_ATTR(tcmx_lun_, alua_tg_pt_gp);
-
-static struct configfs_attribute *tcmx_lun_attrs[] = {
-	&tcmx_lun_attr_alua_tg_pt_gp,
-	NULL,
-};
-
-static struct configfs_item_operations tcmx_lun_item_ops = {
-	.allow_link	= tcmx_lun_allow_link,
-	.drop_link	= tcmx_lun_drop_link,
-	.release	= tcmx_lun_release,
-};
-
 /* parse "<prefix><number>" with number < @limit */
-static int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
-			    u64 *index)
+int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
+		     u64 *index)
 {
 	size_t plen = strlen(prefix);
 
@@ -222,29 +50,6 @@ static int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
 	}
 	return 0;
 }
-
-static struct config_group *tcmx_lun_make(struct config_group *group,
-					  const char *name)
-{
-	struct tcmx_tpg *tpg = container_of(group, struct tcmx_tpg, lun_group);
-	struct tcmx_fabric *tf = tpg->wwn->fabric;
-	struct tcmx_lun *lun;
-	u64 index;
-
-	if (tcmx_parse_index(name, "lun_", TCMX_MAX_LUN, &index))
-		return ERR_PTR(-EINVAL);
-	lun = kzalloc(sizeof(*lun), GFP_KERNEL);
-	if (!lun)
-		return ERR_PTR(-ENOMEM);
-	lun->tpg = tpg;
-	lun->index = index;
-	config_group_init_type_name(&lun->group, name, &tf->lun_type);
-	return &lun->group;
-}
-
-static struct configfs_group_operations tcmx_tpg_lun_group_ops = {
-	.make_group	= tcmx_lun_make,
-};
 
 /* $T/<fabric>/<wwn>/tpgt_<t> */
 
@@ -454,8 +259,8 @@ static void tcmx_fabric_init_type(struct config_item_type *type,
 	type->ct_attrs = attrs;
 }
 
-static int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
-			   struct configfs_attribute **discovery_attrs)
+int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
+		    struct configfs_attribute **discovery_attrs)
 {
 	struct module *m = ops->owner;
 	struct tcmx_fabric *tf;
@@ -475,13 +280,10 @@ static int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 	tcmx_fabric_init_type(&tf->wwn_stats_type, m, NULL, NULL, NULL);
 	tcmx_fabric_init_type(&tf->tpg_type, m, &tcmx_tpg_item_ops, NULL,
 			      ops->tpg_attrs);
-	tcmx_fabric_init_type(&tf->tpg_lun_type, m, NULL,
-			      &tcmx_tpg_lun_group_ops, NULL);
 	tcmx_fabric_init_type(&tf->tpg_attrib_type, m, NULL, NULL,
 			      ops->tpg_attrib_attrs);
 	tcmx_fabric_init_type(&tf->tpg_param_type, m, NULL, NULL, NULL);
-	tcmx_fabric_init_type(&tf->lun_type, m, &tcmx_lun_item_ops, NULL,
-			      tcmx_lun_attrs);
+	tcmx_lun_init_types(tf);
 
 	mutex_lock(&tcmx_cfs_mutex);
 	if (tcmx_fabric_find(ops->name)) {
@@ -521,149 +323,3 @@ void tcmx_unregister_fabric(const struct tcmx_fabric_ops *ops)
 	kfree(tf);
 }
 EXPORT_SYMBOL_GPL(tcmx_unregister_fabric);
-
-/* The iscsi placeholder: discovery_auth settings only, no targets. */
-
-static struct {
-	int enforce;
-	int authenticate_target;
-	char userid[256];
-	char password[256];
-	char userid_mutual[256];
-	char password_mutual[256];
-} tcmx_iscsi_auth;			/* under tcmx_cfs_mutex */
-
-static ssize_t tcmx_iscsi_show_str(const char *val, char *page)
-{
-	ssize_t ret;
-
-	mutex_lock(&tcmx_cfs_mutex);
-	ret = sysfs_emit(page, "%s\n", val);
-	mutex_unlock(&tcmx_cfs_mutex);
-	return ret;
-}
-
-static ssize_t tcmx_iscsi_store_str(char *val, size_t size, const char *name,
-				    const char *page, size_t count)
-{
-	size_t len = strcspn(page, "\n");
-
-	if (len >= size) {
-		pr_err("iscsi discovery_auth/%s: longer than %zu bytes\n",
-		       name, size - 1);
-		return -EINVAL;
-	}
-	mutex_lock(&tcmx_cfs_mutex);
-	memcpy(val, page, len);
-	val[len] = '\0';
-	if (!strcmp(val, "NULL"))
-		val[0] = '\0';
-	mutex_unlock(&tcmx_cfs_mutex);
-	return count;
-}
-
-static ssize_t tcmx_iscsi_store_bool(int *val, const char *name,
-				     const char *page, size_t count)
-{
-	int v;
-
-	if (kstrtoint(page, 0, &v) || (v != 0 && v != 1)) {
-		pr_err("iscsi discovery_auth/%s: 0 or 1\n", name);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*val, v);
-	return count;
-}
-
-#define TCMX_ISCSI_STR_ATTR(_name)					\
-static ssize_t tcmx_iscsi_##_name##_show(struct config_item *item,	\
-					 char *page)			\
-{									\
-	return tcmx_iscsi_show_str(tcmx_iscsi_auth._name, page);	\
-}									\
-static ssize_t tcmx_iscsi_##_name##_store(struct config_item *item,	\
-					  const char *page, size_t count) \
-{									\
-	return tcmx_iscsi_store_str(tcmx_iscsi_auth._name,		\
-				    sizeof(tcmx_iscsi_auth._name),	\
-				    #_name, page, count);		\
-}									\
-CONFIGFS_ATTR(tcmx_iscsi_, _name)
-
-#define TCMX_ISCSI_BOOL_ATTR(_name, _field)				\
-static ssize_t tcmx_iscsi_##_name##_show(struct config_item *item,	\
-					 char *page)			\
-{									\
-	return sysfs_emit(page, "%d\n", READ_ONCE(tcmx_iscsi_auth._field)); \
-}									\
-static ssize_t tcmx_iscsi_##_name##_store(struct config_item *item,	\
-					  const char *page, size_t count) \
-{									\
-	return tcmx_iscsi_store_bool(&tcmx_iscsi_auth._field, #_name,	\
-				     page, count);			\
-}									\
-CONFIGFS_ATTR(tcmx_iscsi_, _name)
-
-TCMX_ISCSI_BOOL_ATTR(enforce_discovery_auth, enforce);
-TCMX_ISCSI_BOOL_ATTR(authenticate_target, authenticate_target);
-TCMX_ISCSI_STR_ATTR(userid);
-TCMX_ISCSI_STR_ATTR(password);
-TCMX_ISCSI_STR_ATTR(userid_mutual);
-TCMX_ISCSI_STR_ATTR(password_mutual);
-
-static struct configfs_attribute *tcmx_iscsi_discovery_attrs[] = {
-	&tcmx_iscsi_attr_enforce_discovery_auth,
-	&tcmx_iscsi_attr_authenticate_target,
-	&tcmx_iscsi_attr_userid,
-	&tcmx_iscsi_attr_password,
-	&tcmx_iscsi_attr_userid_mutual,
-	&tcmx_iscsi_attr_password_mutual,
-	NULL,
-};
-
-static struct tcmx_wwn *tcmx_iscsi_make_wwn(struct tcmx_fabric *tf,
-					    const char *name)
-{
-	pr_err("iscsi: cannot create target %s: tcmx has no iSCSI fabric yet\n",
-	       name);
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static void tcmx_iscsi_drop_wwn(struct tcmx_wwn *wwn)
-{
-}
-
-static struct tcmx_tpg *tcmx_iscsi_make_tpg(struct tcmx_wwn *wwn, u16 tag)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static void tcmx_iscsi_drop_tpg(struct tcmx_tpg *tpg)
-{
-}
-
-static void tcmx_iscsi_queue_status(struct tcmx_cmd *cmd)
-{
-}
-
-static const struct tcmx_fabric_ops tcmx_iscsi_ops = {
-	.name		= "iscsi",
-	.owner		= THIS_MODULE,
-	.version	= "tcmx iSCSI placeholder (no targets)",
-	.max_tpgt	= 1,
-	.make_wwn	= tcmx_iscsi_make_wwn,
-	.drop_wwn	= tcmx_iscsi_drop_wwn,
-	.make_tpg	= tcmx_iscsi_make_tpg,
-	.drop_tpg	= tcmx_iscsi_drop_tpg,
-	.queue_status	= tcmx_iscsi_queue_status,
-};
-
-int tcmx_fabric_dir_init(void)
-{
-	return tcmx_fabric_add(&tcmx_iscsi_ops, tcmx_iscsi_discovery_attrs);
-}
-
-void tcmx_fabric_dir_exit(void)
-{
-	tcmx_unregister_fabric(&tcmx_iscsi_ops);
-}

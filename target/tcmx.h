@@ -20,6 +20,7 @@
 
 #include <linux/configfs.h>
 #include <linux/dma-direction.h>
+#include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/scatterlist.h>
@@ -182,10 +183,24 @@ struct tcmx_tg_pt_gp {
 #define TCMX_ALUA_SUP_NONOPTIMIZED	BIT(1)
 #define TCMX_ALUA_SUP_OPTIMIZED		BIT(0)
 
+/* Command counters: per CPU on a linked LUN, plain totals elsewhere. */
 struct tcmx_stats {
 	u64 cmds;
 	u64 read_bytes;
 	u64 write_bytes;
+};
+
+/* A device's statistics beyond those of its linked LUNs (stats.c). */
+struct tcmx_dev_stats {
+	struct tcmx_stats	retired;	/* LUNs since unlinked; dev->lock */
+	u64			created;	/* get_jiffies_64() at mkdir */
+	u32			index;		/* unique while it exists; 0: none */
+};
+
+/* statistics/ of a device or a LUN: the directory and its three tables */
+struct tcmx_stat_groups {
+	struct config_group	group;
+	struct config_group	table[3];
 };
 
 struct tcmx_hba {
@@ -201,7 +216,7 @@ struct tcmx_dev {
 	struct config_group		wwn_group;
 	struct config_group		pr_group;
 	struct config_group		alua_group;
-	struct config_group		stats_group;
+	struct tcmx_stat_groups		stats_group;
 	struct tcmx_tg_pt_gp		default_tg_pt_gp;
 
 	struct tcmx_hba			*hba;
@@ -217,15 +232,16 @@ struct tcmx_dev {
 
 	u64				size_bytes;	/* set by ->enable() */
 	bool				enabled;
-	int				export_count;	/* linked LUNs */
-	u16				next_rtpi;
+	int				export_count;	/* LUNs on luns */
+	struct list_head		luns;		/* tcmx_lun.dev_node */
+	struct ida			rtpi_ida;	/* their RTPIs */
 	struct mutex			lock;		/* slow-path state */
 	struct list_head		tg_pt_gps;
 	struct tcmx_dev_attrib		attrib;
 	struct tcmx_t10_wwn		t10;
 	char				alias[256];
 	char				udev_path[256];
-	struct tcmx_stats __percpu	*stats;
+	struct tcmx_dev_stats		stats;
 };
 
 /* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */
@@ -251,16 +267,23 @@ struct tcmx_tpg {
 	struct tcmx_lun __rcu		*lun_map[TCMX_LUN_MAP];
 };
 
-/* A LUN of a TPG (<tpg>/lun/lun_<index>). */
+/*
+ * A LUN of a TPG (<tpg>/lun/lun_<index>).  While linked (dev set) it is on
+ * dev->luns under dev->lock, and stats is valid from before it is published
+ * until after it is drained (lun.c).
+ */
 struct tcmx_lun {
 	struct config_group		group;
 	struct tcmx_tpg			*tpg;
 	u64				index;
 	struct tcmx_dev			*dev;		/* NULL while unlinked */
+	struct tcmx_stats __percpu	*stats;		/* while linked */
 	struct percpu_ref		ref;		/* deferred commands */
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
+	struct list_head		dev_node;	/* on dev->luns */
+	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
 };
 
 /* A backstore type, e.g. "rd_mcp". */

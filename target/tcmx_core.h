@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interfaces of tcmx_core, shared by its files only:
+ * Internal interfaces of tcmx_core, shared by its files only.  The files
+ * of target/ and what each owns:
  *
- *   core.c       module init/exit, $T root (version, dbroot), fabric registry
- *   fabric.c     $T/<fabric>/<wwn>/tpgt_<t>/lun/lun_<n> tree, link/unlink
- *   device.c     $T/core: HBAs, devices, attrib/wwn/alua/pr/statistics
- *   transport.c  command life cycle: submit, complete, sense, sgl copies
+ *   core.c       module init/exit, $T root: version, dbroot
+ *   fabric.c     fabric registry; $T/<fabric>/<wwn>/tpgt_<t> tree
+ *   lun.c        tpgt_<t>/lun/lun_<n>: link/unlink, publish/unpublish for
+ *                the fast path, export accounting (dev->luns, RTPIs)
+ *   iscsi.c      the "iscsi" placeholder fabric: discovery_auth/ only
+ *   stats.c      <dev>/statistics/ and <lun>/statistics/ (in-tree formats)
+ *   device.c     $T/core: backend registry, HBAs, devices (info, control,
+ *                enable, udev_path, alias)
+ *   dev_attrs.c  <dev>/attrib/, wwn/, pr/
+ *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
+ *   transport.c  command life cycle: submit, complete, LUN lookup
+ *   cdb.c        the command table: CDB lengths, masks, handlers
+ *   reply.c      the sense builder, data-in copies to the sgl
  *   sbc.c        block commands: READ/WRITE decoding, READ CAPACITY, ...
  *   spc.c        primary commands: INQUIRY, MODE SENSE, REPORT LUNS, ...
  */
@@ -42,10 +52,11 @@ int tcmx_core_dir_init(struct config_group *root);
 void tcmx_core_dir_exit(void);
 bool tcmx_item_is_dev(struct config_item *item);
 struct tcmx_dev *tcmx_item_to_dev(struct config_item *item);
-/* account a LUN linking to / unlinking from a device; -errno on refusal */
-int tcmx_dev_export(struct tcmx_dev *dev, struct tcmx_lun *lun);
-void tcmx_dev_unexport(struct tcmx_dev *dev, struct tcmx_lun *lun);
-/* <lun>/alua_tg_pt_gp */
+
+/* alua.c: a LUN joins @dev's default group / leaves its group (dev->lock) */
+void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev);
+void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev);
+/* <lun>/alua_tg_pt_gp: tcmx_cfs_mutex held, lun->dev set */
 ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page);
 ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 				size_t count);
@@ -53,9 +64,31 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 u8 tcmx_lun_alua_state(struct tcmx_lun *lun);
 
 /* fabric.c */
-int tcmx_fabric_dir_init(void);
-void tcmx_fabric_dir_exit(void);
 struct config_group *tcmx_fabric_make_dir(const char *name);
+int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
+		    struct configfs_attribute **discovery_attrs);
+/* parse "<prefix><number>" with number < @limit; pr_err and -EINVAL */
+int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
+		     u64 *index);
+
+/* lun.c: fill in tf->tpg_lun_type (<tpg>/lun) and tf->lun_type (lun_<n>) */
+void tcmx_lun_init_types(struct tcmx_fabric *tf);
+
+/* iscsi.c: register / unregister the placeholder fabric */
+int tcmx_iscsi_init(void);
+void tcmx_iscsi_exit(void);
+
+/*
+ * stats.c.  tcmx_stats_dev_init() adds <dev>/statistics/ and gives the
+ * device its index (undone by tcmx_stats_dev_exit(), safe after a failed
+ * init); tcmx_stats_lun_init() adds <lun>/statistics/.  tcmx_stats_fold()
+ * adds the per-CPU counters @pc into @total.
+ */
+int tcmx_stats_dev_init(struct tcmx_dev *dev);
+void tcmx_stats_dev_exit(struct tcmx_dev *dev);
+void tcmx_stats_lun_init(struct tcmx_lun *lun);
+void tcmx_stats_fold(struct tcmx_stats *total,
+		     struct tcmx_stats __percpu *pc);
 
 /*
  * The command table (cdb.c).  Every opcode, and every service action of an

@@ -24,7 +24,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(tcmx_tmr);
 /* this_cpu ops: no preemption toggle, one instruction each on x86 */
 static void tcmx_account(struct tcmx_cmd *cmd)
 {
-	struct tcmx_stats __percpu *st = cmd->dev->stats;
+	struct tcmx_stats __percpu *st = cmd->lun->stats;
 
 	this_cpu_inc(st->cmds);
 	if (cmd->data_dir == DMA_FROM_DEVICE)

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The life of a LUN: $T/<fabric>/<wwn>/tpgt_<t>/lun/lun_<n>, its link to a
+ * device, its place on the device (export accounting, RTPI) and where the
+ * fast path finds it.
+ *
+ * Linking a LUN, under tcmx_cfs_mutex:
+ *   allocate its per-CPU counters, init its reference,
+ *   export: take an RTPI from dev->rtpi_ida, join dev->luns and the
+ *   device's default ALUA group (dev->lock),
+ *   publish it in the TPG's lun_map/xarray (commands find it from here on),
+ *   then, unlocked, tell the fabric (->post_link).
+ * Unlinking undoes this in reverse: ->pre_unlink, unpublish, percpu_ref_kill,
+ * wait until drained, unexport (its counters fold into the device's retired
+ * totals in the same dev->lock section that takes it off dev->luns, so the
+ * device's counters never go backwards), free the counters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include "tcmx_core.h"
+
+static struct tcmx_lun *to_lun(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_lun, group);
+}
+
+static void tcmx_lun_ref_release(struct percpu_ref *ref)
+{
+	struct tcmx_lun *lun = container_of(ref, struct tcmx_lun, ref);
+
+	complete(&lun->drained);
+}
+
+/* ------------------------------------------------------------------ */
+/* export accounting: dev->luns, RTPIs                                */
+/* ------------------------------------------------------------------ */
+
+static int tcmx_lun_export(struct tcmx_lun *lun, struct tcmx_dev *dev)
+{
+	int rtpi;
+
+	mutex_lock(&dev->lock);
+	if (!dev->enabled) {
+		pr_err("%s: cannot link a LUN to a device that is not enabled\n",
+		       tcmx_dev_name(dev));
+		rtpi = -ENODEV;
+		goto out;
+	}
+	rtpi = ida_alloc_range(&dev->rtpi_ida, 1, U16_MAX - 1, GFP_KERNEL);
+	if (rtpi < 0) {
+		pr_err("%s: no relative target port ID left: %d\n",
+		       tcmx_dev_name(dev), rtpi);
+		goto out;
+	}
+	lun->rtpi = rtpi;
+	list_add_tail(&lun->dev_node, &dev->luns);
+	dev->export_count++;
+	tcmx_alua_lun_join(lun, dev);
+out:
+	mutex_unlock(&dev->lock);
+	return rtpi < 0 ? rtpi : 0;
+}
+
+/* After the LUN is drained: nothing counts on lun->stats any more. */
+static void tcmx_lun_unexport(struct tcmx_lun *lun, struct tcmx_dev *dev)
+{
+	mutex_lock(&dev->lock);
+	tcmx_alua_lun_leave(lun, dev);
+	tcmx_stats_fold(&dev->stats.retired, lun->stats);
+	list_del_init(&lun->dev_node);
+	dev->export_count--;
+	ida_free(&dev->rtpi_ida, lun->rtpi);
+	lun->rtpi = 0;
+	mutex_unlock(&dev->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* publishing to the fast path                                        */
+/* ------------------------------------------------------------------ */
+
+/* Commands find the LUN from here on (by index < TCMX_LUN_MAP, or xarray). */
+static int tcmx_lun_publish(struct tcmx_lun *lun)
+{
+	struct tcmx_tpg *tpg = lun->tpg;
+	int ret;
+
+	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
+	if (!ret && lun->index < TCMX_LUN_MAP)
+		rcu_assign_pointer(tpg->lun_map[lun->index], lun);
+	return ret;
+}
+
+/*
+ * No new command finds the LUN after this.  Those running inline with it
+ * hold the fabric's RCU read lock; the grace period percpu_ref_kill() waits
+ * for before the last reference drops outlasts them, so once "drained"
+ * completes no command uses the LUN, its counters or its device.
+ */
+static void tcmx_lun_unpublish(struct tcmx_lun *lun)
+{
+	struct tcmx_tpg *tpg = lun->tpg;
+
+	if (lun->index < TCMX_LUN_MAP)
+		RCU_INIT_POINTER(tpg->lun_map[lun->index], NULL);
+	xa_erase(&tpg->luns, lun->index);
+}
+
+/* After tcmx_lun_unpublish(), or if the LUN never was published. */
+static void tcmx_lun_drain(struct tcmx_lun *lun)
+{
+	percpu_ref_kill(&lun->ref);
+	wait_for_completion(&lun->drained);
+}
+
+/* ------------------------------------------------------------------ */
+/* lun_<n>: link, unlink, release                                     */
+/* ------------------------------------------------------------------ */
+
+static int tcmx_lun_allow_link(struct config_item *item,
+			       struct config_item *target)
+{
+	struct tcmx_lun *lun = to_lun(item);
+	struct tcmx_tpg *tpg = lun->tpg;
+	struct tcmx_dev *dev;
+	int ret;
+
+	if (!tcmx_item_is_dev(target)) {
+		pr_err("%s: link target is not a backstore device\n",
+		       config_item_name(item));
+		return -EINVAL;
+	}
+	dev = tcmx_item_to_dev(target);
+
+	mutex_lock(&tcmx_cfs_mutex);
+	if (lun->dev) {
+		pr_err("%s: already linked to a device\n",
+		       config_item_name(item));
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	ret = -ENOMEM;
+	lun->stats = alloc_percpu(struct tcmx_stats);
+	if (!lun->stats)
+		goto out_unlock;
+	ret = percpu_ref_init(&lun->ref, tcmx_lun_ref_release, 0, GFP_KERNEL);
+	if (ret)
+		goto out_free_stats;
+	init_completion(&lun->drained);
+	ret = tcmx_lun_export(lun, dev);
+	if (ret)
+		goto out_ref_exit;
+	lun->dev = dev;
+	ret = tcmx_lun_publish(lun);
+	if (ret)
+		goto out_drain;
+	mutex_unlock(&tcmx_cfs_mutex);
+
+	/* the fabric may send commands to the LUN from here on */
+	ret = tpg->ops->post_link ? tpg->ops->post_link(lun) : 0;
+	if (!ret)
+		return 0;
+
+	pr_err("%s: fabric refused the LUN: %d\n", config_item_name(item),
+	       ret);
+	mutex_lock(&tcmx_cfs_mutex);
+	tcmx_lun_unpublish(lun);
+out_drain:
+	tcmx_lun_drain(lun);
+	lun->dev = NULL;
+	tcmx_lun_unexport(lun, dev);
+out_ref_exit:
+	percpu_ref_exit(&lun->ref);
+out_free_stats:
+	free_percpu(lun->stats);
+	lun->stats = NULL;
+out_unlock:
+	mutex_unlock(&tcmx_cfs_mutex);
+	return ret;
+}
+
+static void tcmx_lun_drop_link(struct config_item *item,
+			       struct config_item *target)
+{
+	struct tcmx_lun *lun = to_lun(item);
+	struct tcmx_tpg *tpg = lun->tpg;
+	struct tcmx_dev *dev = lun->dev;
+
+	if (!dev)
+		return;
+	/* the initiator may still talk to the LUN while it lets go of it */
+	if (tpg->ops->pre_unlink)
+		tpg->ops->pre_unlink(lun);
+
+	mutex_lock(&tcmx_cfs_mutex);
+	tcmx_lun_unpublish(lun);
+	tcmx_lun_drain(lun);
+	lun->dev = NULL;
+	tcmx_lun_unexport(lun, dev);
+	percpu_ref_exit(&lun->ref);
+	free_percpu(lun->stats);
+	lun->stats = NULL;
+	mutex_unlock(&tcmx_cfs_mutex);
+}
+
+/* configfs removes a lun_<n> only once its link is gone */
+static void tcmx_lun_release(struct config_item *item)
+{
+	kfree(to_lun(item));
+}
+
+static ssize_t tcmx_lun_alua_tg_pt_gp_show(struct config_item *item,
+					   char *page)
+{
+	struct tcmx_lun *lun = to_lun(item);
+	ssize_t ret;
+
+	mutex_lock(&tcmx_cfs_mutex);
+	ret = lun->dev ? tcmx_lun_tg_pt_gp_show(lun, page) : -ENODEV;
+	mutex_unlock(&tcmx_cfs_mutex);
+	return ret;
+}
+
+static ssize_t tcmx_lun_alua_tg_pt_gp_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct tcmx_lun *lun = to_lun(item);
+	ssize_t ret;
+
+	mutex_lock(&tcmx_cfs_mutex);
+	if (lun->dev) {
+		ret = tcmx_lun_tg_pt_gp_store(lun, page, count);
+	} else {
+		pr_err("%s: alua_tg_pt_gp: LUN is not linked\n",
+		       config_item_name(item));
+		ret = -ENODEV;
+	}
+	mutex_unlock(&tcmx_cfs_mutex);
+	return ret;
+}
+
+CONFIGFS_ATTR(tcmx_lun_, alua_tg_pt_gp);
+
+static struct configfs_attribute *tcmx_lun_attrs[] = {
+	&tcmx_lun_attr_alua_tg_pt_gp,
+	NULL,
+};
+
+static struct configfs_item_operations tcmx_lun_item_ops = {
+	.allow_link	= tcmx_lun_allow_link,
+	.drop_link	= tcmx_lun_drop_link,
+	.release	= tcmx_lun_release,
+};
+
+/* mkdir <tpg>/lun/lun_<n> */
+static struct config_group *tcmx_lun_make(struct config_group *group,
+					  const char *name)
+{
+	struct tcmx_tpg *tpg = container_of(group, struct tcmx_tpg, lun_group);
+	struct tcmx_fabric *tf = tpg->wwn->fabric;
+	struct tcmx_lun *lun;
+	u64 index;
+
+	if (tcmx_parse_index(name, "lun_", TCMX_MAX_LUN, &index))
+		return ERR_PTR(-EINVAL);
+	lun = kzalloc(sizeof(*lun), GFP_KERNEL);
+	if (!lun)
+		return ERR_PTR(-ENOMEM);
+	lun->tpg = tpg;
+	lun->index = index;
+	INIT_LIST_HEAD(&lun->dev_node);
+	config_group_init_type_name(&lun->group, name, &tf->lun_type);
+	tcmx_stats_lun_init(lun);
+	return &lun->group;
+}
+
+static struct configfs_group_operations tcmx_tpg_lun_group_ops = {
+	.make_group	= tcmx_lun_make,
+};
+
+/* The types of <tpg>/lun and lun_<n>, owned by the fabric's module. */
+void tcmx_lun_init_types(struct tcmx_fabric *tf)
+{
+	tf->tpg_lun_type.ct_owner = tf->ops->owner;
+	tf->tpg_lun_type.ct_group_ops = &tcmx_tpg_lun_group_ops;
+	tf->lun_type.ct_owner = tf->ops->owner;
+	tf->lun_type.ct_item_ops = &tcmx_lun_item_ops;
+	tf->lun_type.ct_attrs = tcmx_lun_attrs;
+}
