@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcmx_core: the attrib/, wwn/ and pr/ directories of a device
- * (core/<plugin>_<id>/<name>/...) and the device's default attributes.
+ * (core/<plugin>_<id>/<name>/...) and the device's default attributes;
+ * and tcmx_cfs_strip() (tcmx_core.h), the text of any configfs write.
  * Every store takes dev->lock; values that initiators or the fast path
  * depend on are refused while a LUN exports the device.
  */
@@ -18,14 +19,34 @@
 /* U32_MAX rounded down to a whole page of 512-byte sectors, as LIO shows */
 #define TCMX_DEFAULT_MAX_SECTORS	(U32_MAX & ~7U)
 
-static bool tcmx_printable(const char *s, size_t len)
-{
-	size_t i;
+/* ------------------------------------------------------------------ */
+/* the text of a configfs write (tcmx_core.h)                         */
+/* ------------------------------------------------------------------ */
 
-	for (i = 0; i < len; i++)
-		if ((u8)s[i] < 0x20 || (u8)s[i] > 0x7e)
-			return false;
-	return true;
+int tcmx_cfs_strip(const char *page, size_t count, size_t max,
+		   unsigned int flags, const char **s, size_t *len)
+{
+	size_t i, n = count;
+
+	if (flags & TCMX_STRIP_SPACE) {
+		while (n && isspace(page[n - 1]))
+			n--;
+		while (n && isspace(*page)) {
+			page++;
+			n--;
+		}
+	} else if (n && page[n - 1] == '\n') {
+		n--;
+	}
+	*s = page;
+	*len = n;
+	if (n > max || memchr(page, '\0', n))
+		return -EINVAL;
+	if (flags & TCMX_STRIP_ASCII)
+		for (i = 0; i < n; i++)
+			if ((u8)page[i] < 0x20 || (u8)page[i] > 0x7e)
+				return -EINVAL;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -81,13 +102,15 @@ static ssize_t tcmx_da_store(struct config_item *item, const char *page,
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, attrib_group);
 	u32 *field = tcmx_da_field(dev, r);
 	const char *name = r->attr.ca_name;
+	const char *s;
 	u32 val, max;
+	size_t len;
 	ssize_t ret;
 
 	if (kstrtou32(page, 0, &val)) {
+		tcmx_cfs_strip(page, count, count, 0, &s, &len);
 		pr_err("%s: attrib/%s: '%.*s' is not an unsigned number\n",
-		       tcmx_dev_name(dev), name, (int)tcmx_chomp(page, count),
-		       page);
+		       tcmx_dev_name(dev), name, (int)len, s);
 		return -EINVAL;
 	}
 
@@ -282,16 +305,12 @@ static ssize_t tcmx_wwn_store_text(struct config_item *item, const char *attr,
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, wwn_group);
 	char *dst = (char *)&dev->t10 + off;
-	size_t len = count;
 	ssize_t ret = count;
+	const char *s;
+	size_t len;
 
-	while (len && isspace(page[len - 1]))
-		len--;
-	while (len && isspace(*page)) {
-		page++;
-		len--;
-	}
-	if (len >= size || !tcmx_printable(page, len)) {
+	if (tcmx_cfs_strip(page, count, size - 1,
+			   TCMX_STRIP_SPACE | TCMX_STRIP_ASCII, &s, &len)) {
 		pr_err("%s: wwn/%s: need at most %zu printable ASCII characters\n",
 		       tcmx_dev_name(dev), attr, size - 1);
 		return -EINVAL;
@@ -303,7 +322,7 @@ static ssize_t tcmx_wwn_store_text(struct config_item *item, const char *attr,
 		       tcmx_dev_name(dev), attr, dev->export_count);
 		ret = -EINVAL;
 	} else {
-		memcpy(dst, page, len);
+		memcpy(dst, s, len);
 		dst[len] = '\0';
 	}
 	mutex_unlock(&dev->lock);
@@ -445,11 +464,12 @@ static ssize_t tcmx_pr_res_aptpl_metadata_store(struct config_item *item,
 						const char *page, size_t count)
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
-	size_t len = count;
+	const char *s;
+	size_t len;
 
-	while (len && isspace(page[len - 1]))
-		len--;
-	if (!len)
+	/* rtslib writes nothing but whitespace when there is no metadata */
+	if (!tcmx_cfs_strip(page, count, count, TCMX_STRIP_SPACE, &s, &len) &&
+	    !len)
 		return count;
 	pr_err("%s: pr/res_aptpl_metadata: APTPL is not supported, registrations not restored\n",
 	       tcmx_dev_name(dev));

@@ -8,12 +8,6 @@
 #define TCMX_DEV_OF(item, member) \
 	container_of(to_config_group(item), struct tcmx_dev, member)
 
-/* Length of @page without one trailing newline. */
-static inline size_t tcmx_chomp(const char *page, size_t count)
-{
-	return count && page[count - 1] == '\n' ? count - 1 : count;
-}
-
 /*
  * For a new device, before the backend's ->alloc_dev(): set the default
  * attributes and identification from dev->ops, and add the default groups
