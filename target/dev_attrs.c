@@ -4,7 +4,7 @@
  * (core/<plugin>_<id>/<name>/...) and the device's default attributes;
  * and tcmx_cfs_strip() (tcmx_core.h), the text of any configfs write.
  * Every store takes dev->lock; values that initiators or the fast path
- * depend on are refused while a LUN exports the device.
+ * depend on are refused with EBUSY while a LUN exports the device.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -320,7 +320,7 @@ static ssize_t tcmx_wwn_store_text(struct config_item *item, const char *attr,
 	if (dev->export_count) {
 		pr_err("%s: wwn/%s: cannot change while exported by %d LUN(s)\n",
 		       tcmx_dev_name(dev), attr, dev->export_count);
-		ret = -EINVAL;
+		ret = -EBUSY;
 	} else {
 		memcpy(dst, s, len);
 		dst[len] = '\0';
@@ -385,7 +385,7 @@ static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 	if (dev->export_count) {
 		pr_err("%s: wwn/company_id: cannot change while exported by %d LUN(s)\n",
 		       tcmx_dev_name(dev), dev->export_count);
-		ret = -EINVAL;
+		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(dev->t10.company_id, val);
 	}
