@@ -150,8 +150,9 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 		 gp->access_type & TCMX_ALUA_EXPLICIT)
 		why = "is not allowed with explicit ALUA";
 	if (why) {
-		pr_err("%s: alua/%s: state %s %s\n", tcmx_dev_name(dev),
-		       config_item_name(item), tcmx_alua_states[i].name, why);
+		pr_err("%s: alua/%s/alua_access_state: state %s %s\n",
+		       tcmx_dev_name(dev), config_item_name(item),
+		       tcmx_alua_states[i].name, why);
 		ret = -EINVAL;
 	} else {
 		WRITE_ONCE(gp->access_state, state);

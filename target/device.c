@@ -169,7 +169,7 @@ static ssize_t tcmx_dev_control_store(struct config_item *item,
 	ssize_t ret;
 
 	if (!dev->ops->set_params) {
-		pr_err("%s: backend %s takes no control parameters\n",
+		pr_err("%s: control: backend %s takes no parameters\n",
 		       tcmx_dev_name(dev), dev->ops->name);
 		return -EINVAL;
 	}
