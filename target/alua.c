@@ -95,18 +95,6 @@ static bool tcmx_gp_has_id(struct tcmx_tg_pt_gp *gp)
 	return !list_empty(&gp->node);
 }
 
-/* Parse 0..@max for attribute @attr of @gp; one pr_err on failure. */
-static int tcmx_gp_parse(struct tcmx_tg_pt_gp *gp, const char *attr,
-			 const char *page, u32 max, u32 *val)
-{
-	if (!kstrtou32(page, 0, val) && *val <= max)
-		return 0;
-	pr_err("%s: alua/%s/%s: need a number in 0..%u\n",
-	       tcmx_dev_name(gp->dev), config_item_name(&gp->group.cg_item),
-	       attr, max);
-	return -EINVAL;
-}
-
 static ssize_t tcmx_gp_alua_access_state_show(struct config_item *item,
 					      char *page)
 {
@@ -140,8 +128,9 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 		 gp->access_type & TCMX_ALUA_EXPLICIT)
 		why = "is not allowed with explicit ALUA";
 	if (why) {
-		pr_err("%s: alua/%s: state %s %s\n", tcmx_dev_name(dev),
-		       config_item_name(item), tcmx_alua_states[i].name, why);
+		pr_err("%s: alua/%s/alua_access_state: state %s %s\n",
+		       tcmx_dev_name(dev), config_item_name(item),
+		       tcmx_alua_states[i].name, why);
 		ret = -EINVAL;
 	} else {
 		WRITE_ONCE(gp->access_state, state);
@@ -152,118 +141,44 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 }
 CONFIGFS_ATTR(tcmx_gp_, alua_access_state);
 
-static ssize_t tcmx_gp_alua_access_status_show(struct config_item *item,
-					       char *page)
-{
-	return sysfs_emit(page, "%s\n",
-			  tcmx_alua_status_name(to_gp(item)->access_status));
-}
+/* The other files are fields of the group with a range (device.h). */
+#define TCMX_GP_FIELD(_member)						\
+	TCMX_CFS_FIELD(TCMX_CFS_IN_GP, struct tcmx_tg_pt_gp, _member)
 
-static ssize_t tcmx_gp_alua_access_status_store(struct config_item *item,
-						const char *page, size_t count)
-{
-	struct tcmx_tg_pt_gp *gp = to_gp(item);
-	u32 val;
-
-	if (tcmx_gp_parse(gp, "alua_access_status", page, 2, &val))
-		return -EINVAL;
-	mutex_lock(&gp->dev->lock);
-	gp->access_status = val;
-	mutex_unlock(&gp->dev->lock);
-	return count;
-}
-CONFIGFS_ATTR(tcmx_gp_, alua_access_status);
-
-static ssize_t tcmx_gp_alua_access_type_show(struct config_item *item,
-					     char *page)
-{
-	return sysfs_emit(page, "%s\n",
-			  tcmx_alua_type_names[to_gp(item)->access_type & 3]);
-}
-
-static ssize_t tcmx_gp_alua_access_type_store(struct config_item *item,
-					      const char *page, size_t count)
-{
-	struct tcmx_tg_pt_gp *gp = to_gp(item);
-	u32 val;
-
-	if (tcmx_gp_parse(gp, "alua_access_type", page, 3, &val))
-		return -EINVAL;
-	mutex_lock(&gp->dev->lock);
-	gp->access_type = val;
-	mutex_unlock(&gp->dev->lock);
-	return count;
-}
-CONFIGFS_ATTR(tcmx_gp_, alua_access_type);
-
-static ssize_t tcmx_gp_store_support(struct config_item *item,
-				     const char *attr, u8 bit,
-				     const char *page, size_t count)
-{
-	struct tcmx_tg_pt_gp *gp = to_gp(item);
-	u32 val;
-
-	if (tcmx_gp_parse(gp, attr, page, 1, &val))
-		return -EINVAL;
-	mutex_lock(&gp->dev->lock);
-	if (val)
-		gp->supported |= bit;
-	else
-		gp->supported &= ~bit;
-	mutex_unlock(&gp->dev->lock);
-	return count;
-}
-
-#define TCMX_GP_SUPPORT(_name, _bit)					\
-static ssize_t tcmx_gp_alua_support_##_name##_show(struct config_item *item, \
-						   char *page)		\
-{									\
-	return sysfs_emit(page, "%d\n", !!(to_gp(item)->supported & _bit)); \
-}									\
-static ssize_t tcmx_gp_alua_support_##_name##_store(struct config_item *item, \
-						    const char *page,	\
-						    size_t count)	\
-{									\
-	return tcmx_gp_store_support(item, "alua_support_" #_name, _bit, \
-				     page, count);			\
-}									\
-CONFIGFS_ATTR(tcmx_gp_, alua_support_##_name)
-
-TCMX_GP_SUPPORT(transitioning, TCMX_ALUA_SUP_TRANSITIONING);
-TCMX_GP_SUPPORT(offline, TCMX_ALUA_SUP_OFFLINE);
-TCMX_GP_SUPPORT(lba_dependent, TCMX_ALUA_SUP_LBA_DEPENDENT);
-TCMX_GP_SUPPORT(unavailable, TCMX_ALUA_SUP_UNAVAILABLE);
-TCMX_GP_SUPPORT(standby, TCMX_ALUA_SUP_STANDBY);
-TCMX_GP_SUPPORT(active_nonoptimized, TCMX_ALUA_SUP_NONOPTIMIZED);
-TCMX_GP_SUPPORT(active_optimized, TCMX_ALUA_SUP_OPTIMIZED);
-
-/* A plain number 0.._max kept in gp->_field. */
-#define TCMX_GP_UINT(_attr, _field, _max)				\
-static ssize_t tcmx_gp_##_attr##_show(struct config_item *item, char *page) \
-{									\
-	return sysfs_emit(page, "%u\n", (u32)to_gp(item)->_field);	\
-}									\
-static ssize_t tcmx_gp_##_attr##_store(struct config_item *item,	\
-				       const char *page, size_t count)	\
-{									\
-	struct tcmx_tg_pt_gp *gp = to_gp(item);				\
-	u32 val;							\
-									\
-	if (tcmx_gp_parse(gp, #_attr, page, _max, &val))		\
-		return -EINVAL;						\
-	mutex_lock(&gp->dev->lock);					\
-	gp->_field = val;						\
-	mutex_unlock(&gp->dev->lock);					\
-	return count;							\
-}									\
-CONFIGFS_ATTR(tcmx_gp_, _attr)
-
-TCMX_GP_UINT(alua_write_metadata, write_metadata, 1);
-TCMX_GP_UINT(nonop_delay_msecs, nonop_delay_msecs, TCMX_ALUA_MAX_NONOP_DELAY);
-TCMX_GP_UINT(trans_delay_msecs, trans_delay_msecs, TCMX_ALUA_MAX_TRANS_DELAY);
-TCMX_GP_UINT(implicit_trans_secs, implicit_trans_secs,
-	     TCMX_ALUA_MAX_IMPLICIT_TRANS);
-TCMX_GP_UINT(preferred, preferred, 1);
+TCMX_CFS_ATTR(tcmx_gp_, alua_access_status, 0644, TCMX_GP_FIELD(access_status),
+	      .kind = TCMX_CFS_NAME, .max = 2,
+	      .names = tcmx_alua_status_names)
+TCMX_CFS_ATTR(tcmx_gp_, alua_access_type, 0644, TCMX_GP_FIELD(access_type),
+	      .kind = TCMX_CFS_NAME, .max = 3, .names = tcmx_alua_type_names)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_transitioning, 0644,
+	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
+	      .bit = TCMX_ALUA_SUP_TRANSITIONING)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_offline, 0644, TCMX_GP_FIELD(supported),
+	      .kind = TCMX_CFS_BIT, .bit = TCMX_ALUA_SUP_OFFLINE)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_lba_dependent, 0644,
+	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
+	      .bit = TCMX_ALUA_SUP_LBA_DEPENDENT)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_unavailable, 0644,
+	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
+	      .bit = TCMX_ALUA_SUP_UNAVAILABLE)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_standby, 0644, TCMX_GP_FIELD(supported),
+	      .kind = TCMX_CFS_BIT, .bit = TCMX_ALUA_SUP_STANDBY)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_active_nonoptimized, 0644,
+	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
+	      .bit = TCMX_ALUA_SUP_NONOPTIMIZED)
+TCMX_CFS_ATTR(tcmx_gp_, alua_support_active_optimized, 0644,
+	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
+	      .bit = TCMX_ALUA_SUP_OPTIMIZED)
+TCMX_CFS_ATTR(tcmx_gp_, alua_write_metadata, 0644,
+	      TCMX_GP_FIELD(write_metadata), .max = 1)
+TCMX_CFS_ATTR(tcmx_gp_, nonop_delay_msecs, 0644,
+	      TCMX_GP_FIELD(nonop_delay_msecs), .max = TCMX_ALUA_MAX_NONOP_DELAY)
+TCMX_CFS_ATTR(tcmx_gp_, trans_delay_msecs, 0644,
+	      TCMX_GP_FIELD(trans_delay_msecs), .max = TCMX_ALUA_MAX_TRANS_DELAY)
+TCMX_CFS_ATTR(tcmx_gp_, implicit_trans_secs, 0644,
+	      TCMX_GP_FIELD(implicit_trans_secs),
+	      .max = TCMX_ALUA_MAX_IMPLICIT_TRANS)
+TCMX_CFS_ATTR(tcmx_gp_, preferred, 0644, TCMX_GP_FIELD(preferred), .max = 1)
 
 static ssize_t tcmx_gp_tg_pt_gp_id_show(struct config_item *item, char *page)
 {
@@ -299,8 +214,11 @@ static ssize_t tcmx_gp_tg_pt_gp_id_store(struct config_item *item,
 	const char *why = NULL;
 	u32 id;
 
-	if (tcmx_gp_parse(gp, "tg_pt_gp_id", page, U16_MAX, &id))
+	if (kstrtou32(page, 0, &id) || id > U16_MAX) {
+		pr_err("%s: alua/%s/tg_pt_gp_id: need a number in 0..%u\n",
+		       tcmx_dev_name(dev), config_item_name(item), U16_MAX);
 		return -EINVAL;
+	}
 
 	mutex_lock(&dev->lock);
 	if (tcmx_gp_has_id(gp)) {
@@ -359,20 +277,20 @@ CONFIGFS_ATTR_RO(tcmx_gp_, members);
 
 static struct configfs_attribute *tcmx_gp_attrs[] = {
 	&tcmx_gp_attr_alua_access_state,
-	&tcmx_gp_attr_alua_access_status,
-	&tcmx_gp_attr_alua_access_type,
-	&tcmx_gp_attr_alua_support_transitioning,
-	&tcmx_gp_attr_alua_support_offline,
-	&tcmx_gp_attr_alua_support_lba_dependent,
-	&tcmx_gp_attr_alua_support_unavailable,
-	&tcmx_gp_attr_alua_support_standby,
-	&tcmx_gp_attr_alua_support_active_nonoptimized,
-	&tcmx_gp_attr_alua_support_active_optimized,
-	&tcmx_gp_attr_alua_write_metadata,
-	&tcmx_gp_attr_nonop_delay_msecs,
-	&tcmx_gp_attr_trans_delay_msecs,
-	&tcmx_gp_attr_implicit_trans_secs,
-	&tcmx_gp_attr_preferred,
+	&tcmx_gp_alua_access_status.attr,
+	&tcmx_gp_alua_access_type.attr,
+	&tcmx_gp_alua_support_transitioning.attr,
+	&tcmx_gp_alua_support_offline.attr,
+	&tcmx_gp_alua_support_lba_dependent.attr,
+	&tcmx_gp_alua_support_unavailable.attr,
+	&tcmx_gp_alua_support_standby.attr,
+	&tcmx_gp_alua_support_active_nonoptimized.attr,
+	&tcmx_gp_alua_support_active_optimized.attr,
+	&tcmx_gp_alua_write_metadata.attr,
+	&tcmx_gp_nonop_delay_msecs.attr,
+	&tcmx_gp_trans_delay_msecs.attr,
+	&tcmx_gp_implicit_trans_secs.attr,
+	&tcmx_gp_preferred.attr,
 	&tcmx_gp_attr_tg_pt_gp_id,
 	&tcmx_gp_attr_members,
 	NULL,

@@ -40,17 +40,19 @@ static ssize_t tcmx_root_dbroot_show(struct config_item *item, char *page)
 static ssize_t tcmx_root_dbroot_store(struct config_item *item,
 				      const char *page, size_t count)
 {
-	size_t len = strcspn(page, "\n");
 	struct path p;
+	const char *s;
 	char *path;
+	size_t len;
 	int ret;
 
-	if (!len || len >= TCMX_DBROOT_MAX || page[0] != '/') {
+	if (tcmx_cfs_strip(page, count, TCMX_DBROOT_MAX - 1, 0, &s, &len) ||
+	    !len || s[0] != '/') {
 		pr_err("dbroot: need an absolute path shorter than %d bytes\n",
 		       TCMX_DBROOT_MAX);
 		return -EINVAL;
 	}
-	path = kmemdup_nul(page, len, GFP_KERNEL);
+	path = kmemdup_nul(s, len, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
 

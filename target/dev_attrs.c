@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcmx_core: the attrib/, wwn/ and pr/ directories of a device
- * (core/<plugin>_<id>/<name>/...) and the device's default attributes.
+ * (core/<plugin>_<id>/<name>/...) and the device's default attributes;
+ * the one mechanism for configfs files backed by a field with a rule
+ * (struct tcmx_cfs_attr, device.h), which alua.c uses too; and
+ * tcmx_cfs_strip() (tcmx_core.h), the text of any configfs write.
  * Every store takes dev->lock; values that initiators or the fast path
- * depend on are refused while a LUN exports the device.
+ * depend on are refused with EBUSY while a LUN exports the device.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,221 +21,240 @@
 /* U32_MAX rounded down to a whole page of 512-byte sectors, as LIO shows */
 #define TCMX_DEFAULT_MAX_SECTORS	(U32_MAX & ~7U)
 
-static bool tcmx_printable(const char *s, size_t len)
-{
-	size_t i;
+/* ------------------------------------------------------------------ */
+/* the text of a configfs write (tcmx_core.h)                         */
+/* ------------------------------------------------------------------ */
 
-	for (i = 0; i < len; i++)
-		if ((u8)s[i] < 0x20 || (u8)s[i] > 0x7e)
-			return false;
-	return true;
+int tcmx_cfs_strip(const char *page, size_t count, size_t max,
+		   unsigned int flags, const char **s, size_t *len)
+{
+	size_t i, n = count;
+
+	if (flags & TCMX_STRIP_SPACE) {
+		while (n && isspace(page[n - 1]))
+			n--;
+		while (n && isspace(*page)) {
+			page++;
+			n--;
+		}
+	} else if (n && page[n - 1] == '\n') {
+		n--;
+	}
+	*s = page;
+	*len = n;
+	if (n > max || memchr(page, '\0', n))
+		return -EINVAL;
+	if (flags & TCMX_STRIP_ASCII)
+		for (i = 0; i < n; i++)
+			if ((u8)page[i] < 0x20 || (u8)page[i] > 0x7e)
+				return -EINVAL;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* <dev>/attrib: one rule per attribute, one show and one store       */
+/* files backed by a field with a rule (device.h)                     */
 /* ------------------------------------------------------------------ */
 
-#define TCMX_DA_IDLE	BIT(0)	/* refused (-EBUSY) while exported */
-#define TCMX_DA_POW2	BIT(1)	/* power of two within min..max */
-#define TCMX_DA_HWQD	BIT(2)	/* max is attrib.hw_queue_depth */
-#define TCMX_DA_CLAMP	BIT(3)	/* clamped to attrib.hw_max_sectors */
-
-struct tcmx_da_rule {
-	struct configfs_attribute	attr;
-	unsigned int			off;	/* in struct tcmx_dev_attrib */
-	u32				def, min, max;
-	unsigned int			flags;
-};
-
-static inline u32 *tcmx_da_field(struct tcmx_dev *dev,
-				 const struct tcmx_da_rule *r)
+/* The object @a's field is in, and the device it belongs to. */
+static char *tcmx_cfs_home(struct config_item *item,
+			   const struct tcmx_cfs_attr *a,
+			   struct tcmx_dev **devp)
 {
-	return (u32 *)((char *)&dev->attrib + r->off);
+	struct tcmx_tg_pt_gp *gp;
+
+	switch (a->home) {
+	case TCMX_CFS_IN_WWN:
+		*devp = TCMX_DEV_OF(item, wwn_group);
+		return (char *)&(*devp)->t10;
+	case TCMX_CFS_IN_GP:
+		gp = container_of(to_config_group(item), struct tcmx_tg_pt_gp,
+				  group);
+		*devp = gp->dev;
+		return (char *)gp;
+	default:
+		*devp = TCMX_DEV_OF(item, attrib_group);
+		return (char *)&(*devp)->attrib;
+	}
 }
 
-static ssize_t tcmx_da_show(struct config_item *item, char *page,
-			    const struct tcmx_da_rule *r)
+/* The one error line of a refused write: "<dev>: <dir>/<file>: ...". */
+static __printf(4, 5)
+void tcmx_cfs_err(struct config_item *item, const struct tcmx_cfs_attr *a,
+		  struct tcmx_dev *dev, const char *fmt, ...)
 {
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, attrib_group);
+	struct va_format vaf;
+	va_list args;
 
-	return sysfs_emit(page, "%u\n", READ_ONCE(*tcmx_da_field(dev, r)));
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("%s: %s%s/%s: %pV\n", tcmx_dev_name(dev),
+	       a->home == TCMX_CFS_IN_GP ? "alua/" : "",
+	       config_item_name(item), a->attr.ca_name, &vaf);
+	va_end(args);
 }
 
-/* Side effects of a new attribute value; dev->lock held. */
-static void tcmx_da_apply(struct tcmx_dev *dev, u32 *field)
+static u32 tcmx_cfs_get(const char *field, const struct tcmx_cfs_attr *a)
 {
-	struct tcmx_dev_attrib *a = &dev->attrib;
+	return a->size == 1 ? READ_ONCE(*(const u8 *)field) :
+			      READ_ONCE(*(const u32 *)field);
+}
 
-	if (field == &a->block_size) {
-		dev->block_size = a->block_size;
-		dev->block_shift = ilog2(a->block_size);
+static void tcmx_cfs_set(char *field, const struct tcmx_cfs_attr *a, u32 val)
+{
+	if (a->size == 1)
+		WRITE_ONCE(*(u8 *)field, val);
+	else
+		WRITE_ONCE(*(u32 *)field, val);
+}
+
+ssize_t tcmx_cfs_show(struct config_item *item, char *page,
+		      const struct tcmx_cfs_attr *a)
+{
+	struct tcmx_dev *dev;
+	char *field;
+	ssize_t ret;
+	u32 val;
+
+	if (a->kind == TCMX_CFS_CONST)
+		return sysfs_emit(page, "%s\n", a->text);
+	field = tcmx_cfs_home(item, a, &dev) + a->off;
+	if (a->kind == TCMX_CFS_TEXT) {
+		mutex_lock(&dev->lock);
+		ret = sysfs_emit(page, "%s%s\n", a->text ?: "", field);
+		mutex_unlock(&dev->lock);
+		return ret;
+	}
+	val = tcmx_cfs_get(field, a);
+	if (a->kind == TCMX_CFS_BIT)
+		val = !!(val & a->bit);
+	if (a->kind == TCMX_CFS_NAME)
+		return sysfs_emit(page, "%s\n",
+				  val <= a->max ? a->names[val] : "Unknown");
+	return sysfs_emit(page, "%u\n", val);
+}
+
+/* dev->lock held: -EBUSY, said once, if a LUN exports the device. */
+static int tcmx_cfs_idle(struct config_item *item,
+			 const struct tcmx_cfs_attr *a, struct tcmx_dev *dev)
+{
+	if (!dev->export_count)
+		return 0;
+	tcmx_cfs_err(item, a, dev, "cannot change while exported by %d LUN(s)",
+		     dev->export_count);
+	return -EBUSY;
+}
+
+static ssize_t tcmx_cfs_store_text(struct config_item *item,
+				   const struct tcmx_cfs_attr *a,
+				   struct tcmx_dev *dev, char *field,
+				   const char *page, size_t count)
+{
+	const char *s;
+	size_t len;
+	int ret;
+
+	if (tcmx_cfs_strip(page, count, a->size - 1,
+			   TCMX_STRIP_SPACE | TCMX_STRIP_ASCII, &s, &len)) {
+		tcmx_cfs_err(item, a, dev,
+			     "need at most %u printable ASCII characters",
+			     a->size - 1);
+		return -EINVAL;
+	}
+	mutex_lock(&dev->lock);
+	ret = a->flags & TCMX_CFS_IDLE ? tcmx_cfs_idle(item, a, dev) : 0;
+	if (!ret) {
+		memcpy(field, s, len);
+		field[len] = '\0';
+	}
+	mutex_unlock(&dev->lock);
+	return ret ?: count;
+}
+
+/* Side effects of a new device attribute value; dev->lock held. */
+static void tcmx_da_apply(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a)
+{
+	struct tcmx_dev_attrib *da = &dev->attrib;
+
+	if (a->off == offsetof(struct tcmx_dev_attrib, block_size)) {
+		dev->block_size = da->block_size;
+		dev->block_shift = ilog2(da->block_size);
 		if (dev->enabled)
 			dev->nr_blocks = dev->size_bytes >> dev->block_shift;
-	} else if (field == &a->emulate_model_alias) {
-		strscpy(dev->t10.model, a->emulate_model_alias ?
+	} else if (a->off == offsetof(struct tcmx_dev_attrib,
+				      emulate_model_alias)) {
+		strscpy(dev->t10.model, da->emulate_model_alias ?
 			tcmx_dev_name(dev) : dev->ops->product ?: "",
 			sizeof(dev->t10.model));
 	}
 }
 
-static ssize_t tcmx_da_store(struct config_item *item, const char *page,
-			     size_t count, const struct tcmx_da_rule *r)
+ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
+		       size_t count, const struct tcmx_cfs_attr *a)
 {
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, attrib_group);
-	u32 *field = tcmx_da_field(dev, r);
-	const char *name = r->attr.ca_name;
+	struct tcmx_dev *dev;
+	const char *s;
+	char *field;
 	u32 val, max;
-	ssize_t ret;
+	size_t len;
+	int ret = 0;
 
+	field = tcmx_cfs_home(item, a, &dev) + a->off;
+	if (a->kind == TCMX_CFS_TEXT)
+		return tcmx_cfs_store_text(item, a, dev, field, page, count);
 	if (kstrtou32(page, 0, &val)) {
-		pr_err("%s: attrib/%s: '%.*s' is not an unsigned number\n",
-		       tcmx_dev_name(dev), name, (int)tcmx_chomp(page, count),
-		       page);
+		tcmx_cfs_strip(page, count, count, 0, &s, &len);
+		tcmx_cfs_err(item, a, dev, "'%.*s' is not an unsigned number",
+			     (int)len, s);
 		return -EINVAL;
 	}
 
 	mutex_lock(&dev->lock);
-	max = r->flags & TCMX_DA_HWQD ? dev->attrib.hw_queue_depth : r->max;
-	if (r->flags & TCMX_DA_CLAMP)
+	max = a->kind == TCMX_CFS_BIT ? 1 : a->max;
+	if (a->flags & TCMX_CFS_HWQD)
+		max = dev->attrib.hw_queue_depth;
+	if (a->flags & TCMX_CFS_CLAMP)
 		val = min(val, dev->attrib.hw_max_sectors);
-	if (val < r->min || val > max ||
-	    (r->flags & TCMX_DA_POW2 && !is_power_of_2(val))) {
-		pr_err("%s: attrib/%s: %u is not allowed (%u..%u%s)\n",
-		       tcmx_dev_name(dev), name, val, r->min, max,
-		       r->flags & TCMX_DA_POW2 ? ", a power of 2" : "");
+	if (val < a->min || val > max ||
+	    (a->flags & TCMX_CFS_POW2 && !is_power_of_2(val))) {
+		tcmx_cfs_err(item, a, dev, "%u is not allowed (%u..%u%s)", val,
+			     a->min, max,
+			     a->flags & TCMX_CFS_POW2 ? ", a power of 2" : "");
 		ret = -EINVAL;
-	} else if (r->flags & TCMX_DA_IDLE && dev->export_count &&
-		   val != *field) {
-		pr_err("%s: attrib/%s: cannot change while exported by %d LUN(s)\n",
-		       tcmx_dev_name(dev), name, dev->export_count);
-		ret = -EBUSY;
-	} else {
-		WRITE_ONCE(*field, val);
-		tcmx_da_apply(dev, field);
-		ret = count;
+	} else if (a->kind == TCMX_CFS_BIT) {
+		tcmx_cfs_set(field, a, val ? tcmx_cfs_get(field, a) | a->bit :
+				       tcmx_cfs_get(field, a) & ~a->bit);
+	} else if (val != tcmx_cfs_get(field, a)) {
+		if (a->flags & TCMX_CFS_IDLE)
+			ret = tcmx_cfs_idle(item, a, dev);
+		if (!ret) {
+			tcmx_cfs_set(field, a, val);
+			if (a->home == TCMX_CFS_IN_ATTRIB)
+				tcmx_da_apply(dev, a);
+		}
 	}
 	mutex_unlock(&dev->lock);
-	return ret;
+	return ret ?: count;
 }
 
-/* A rw attribute: default, allowed range, TCMX_DA_* flags. */
-#define TCMX_DA_RW(_n, _def, _min, _max, _flags)			\
-static struct tcmx_da_rule tcmx_da_##_n;				\
-static ssize_t tcmx_da_##_n##_show(struct config_item *item, char *page) \
-{									\
-	return tcmx_da_show(item, page, &tcmx_da_##_n);			\
-}									\
-static ssize_t tcmx_da_##_n##_store(struct config_item *item,		\
-				    const char *page, size_t count)	\
-{									\
-	return tcmx_da_store(item, page, count, &tcmx_da_##_n);		\
-}									\
-static struct tcmx_da_rule tcmx_da_##_n = {				\
-	.attr = {							\
-		.ca_name	= #_n,					\
-		.ca_owner	= THIS_MODULE,				\
-		.ca_mode	= 0644,					\
-		.show		= tcmx_da_##_n##_show,			\
-		.store		= tcmx_da_##_n##_store,			\
-	},								\
-	.off = offsetof(struct tcmx_dev_attrib, _n),			\
-	.def = _def, .min = _min, .max = _max, .flags = _flags,		\
-}
+/* ------------------------------------------------------------------ */
+/* <dev>/attrib: the list in dev_attrib.h                             */
+/* ------------------------------------------------------------------ */
 
-/* A read-only attribute, set from the backend's limits. */
-#define TCMX_DA_RO(_n)							\
-static struct tcmx_da_rule tcmx_da_##_n;				\
-static ssize_t tcmx_da_##_n##_show(struct config_item *item, char *page) \
-{									\
-	return tcmx_da_show(item, page, &tcmx_da_##_n);			\
-}									\
-static struct tcmx_da_rule tcmx_da_##_n = {				\
-	.attr = {							\
-		.ca_name	= #_n,					\
-		.ca_owner	= THIS_MODULE,				\
-		.ca_mode	= 0444,					\
-		.show		= tcmx_da_##_n##_show,			\
-	},								\
-	.off = offsetof(struct tcmx_dev_attrib, _n),			\
-}
-
-/*
- * Defaults are LIO's for rd_mcp, so that a saveconfig.json written by
- * either stack restores on the other.  Features tcmx does not have accept
- * only their "off" value (pi_*, emulate_rest_reord); alua_support and
- * pgr_support are fixed at 1.  optimal_sectors is clamped, not refused:
- * LIO saves 4294967288 there, whatever our backend's hw_max_sectors is.
- */
-TCMX_DA_RW(emulate_model_alias,	0, 0, 1, TCMX_DA_IDLE);
-TCMX_DA_RW(emulate_dpo,		1, 0, 1, 0);
-TCMX_DA_RW(emulate_fua_write,	1, 0, 1, 0);
-TCMX_DA_RW(emulate_fua_read,	1, 0, 1, 0);
-TCMX_DA_RW(emulate_write_cache,	0, 0, 1, 0);
-TCMX_DA_RW(emulate_ua_intlck_ctrl, 0, 0, 2, TCMX_DA_IDLE);
-TCMX_DA_RW(emulate_tas,		1, 0, 1, TCMX_DA_IDLE);
-TCMX_DA_RW(emulate_tpu,		0, 0, 1, 0);
-TCMX_DA_RW(emulate_tpws,	0, 0, 1, 0);
-TCMX_DA_RW(emulate_caw,		1, 0, 1, 0);
-TCMX_DA_RW(emulate_3pc,		1, 0, 1, 0);
-TCMX_DA_RW(emulate_pr,		1, 0, 1, 0);
-TCMX_DA_RW(pi_prot_type,	0, 0, 0, TCMX_DA_IDLE);
-TCMX_DA_RW(pi_prot_format,	0, 0, 0, TCMX_DA_IDLE);
-TCMX_DA_RW(pi_prot_verify,	0, 0, 0, 0);
-TCMX_DA_RW(enforce_pr_isids,	1, 0, 1, 0);
-TCMX_DA_RW(is_nonrot,		1, 0, 1, 0);
-TCMX_DA_RW(emulate_rest_reord,	0, 0, 0, 0);
-TCMX_DA_RW(force_pr_aptpl,	0, 0, 1, TCMX_DA_IDLE);
-TCMX_DA_RW(block_size,		512, 512, 4096, TCMX_DA_IDLE | TCMX_DA_POW2);
-TCMX_DA_RW(optimal_sectors,	0, 0, U32_MAX, TCMX_DA_IDLE | TCMX_DA_CLAMP);
-TCMX_DA_RW(queue_depth,		0, 1, 0, TCMX_DA_IDLE | TCMX_DA_HWQD);
-TCMX_DA_RW(max_unmap_lba_count,	0, 0, U32_MAX, 0);
-TCMX_DA_RW(max_unmap_block_desc_count, 0, 0, U32_MAX, 0);
-TCMX_DA_RW(unmap_granularity,	0, 0, U32_MAX, 0);
-TCMX_DA_RW(unmap_granularity_alignment, 0, 0, U32_MAX, 0);
-TCMX_DA_RW(unmap_zeroes_data,	0, 0, 1, TCMX_DA_IDLE);
-TCMX_DA_RW(max_write_same_len,	0, 0, U32_MAX, 0);
-TCMX_DA_RW(alua_support,	1, 1, 1, 0);
-TCMX_DA_RW(pgr_support,		1, 1, 1, 0);
-TCMX_DA_RO(hw_block_size);
-TCMX_DA_RO(hw_max_sectors);
-TCMX_DA_RO(hw_queue_depth);
-TCMX_DA_RO(hw_pi_prot_type);
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags)		\
+	TCMX_CFS_ATTR(tcmx_da_, _name,					\
+		      (_flags) & TCMX_CFS_RO ? 0444 : 0644,		\
+		      TCMX_CFS_FIELD(TCMX_CFS_IN_ATTRIB,		\
+				     struct tcmx_dev_attrib, _name),	\
+		      .def = _def, .min = _min, .max = _max,		\
+		      .flags = _flags)
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
 
 static struct configfs_attribute *tcmx_attrib_attrs[] = {
-	&tcmx_da_emulate_model_alias.attr,
-	&tcmx_da_emulate_dpo.attr,
-	&tcmx_da_emulate_fua_write.attr,
-	&tcmx_da_emulate_fua_read.attr,
-	&tcmx_da_emulate_write_cache.attr,
-	&tcmx_da_emulate_ua_intlck_ctrl.attr,
-	&tcmx_da_emulate_tas.attr,
-	&tcmx_da_emulate_tpu.attr,
-	&tcmx_da_emulate_tpws.attr,
-	&tcmx_da_emulate_caw.attr,
-	&tcmx_da_emulate_3pc.attr,
-	&tcmx_da_emulate_pr.attr,
-	&tcmx_da_pi_prot_type.attr,
-	&tcmx_da_pi_prot_format.attr,
-	&tcmx_da_pi_prot_verify.attr,
-	&tcmx_da_enforce_pr_isids.attr,
-	&tcmx_da_is_nonrot.attr,
-	&tcmx_da_emulate_rest_reord.attr,
-	&tcmx_da_force_pr_aptpl.attr,
-	&tcmx_da_block_size.attr,
-	&tcmx_da_optimal_sectors.attr,
-	&tcmx_da_queue_depth.attr,
-	&tcmx_da_max_unmap_lba_count.attr,
-	&tcmx_da_max_unmap_block_desc_count.attr,
-	&tcmx_da_unmap_granularity.attr,
-	&tcmx_da_unmap_granularity_alignment.attr,
-	&tcmx_da_unmap_zeroes_data.attr,
-	&tcmx_da_max_write_same_len.attr,
-	&tcmx_da_alua_support.attr,
-	&tcmx_da_pgr_support.attr,
-	&tcmx_da_hw_block_size.attr,
-	&tcmx_da_hw_max_sectors.attr,
-	&tcmx_da_hw_queue_depth.attr,
-	&tcmx_da_hw_pi_prot_type.attr,
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags) (&tcmx_da_##_name.attr),
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
 	NULL,
 };
 
@@ -243,10 +265,10 @@ static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 	struct configfs_attribute **attr;
 
 	for (attr = tcmx_attrib_attrs; *attr; attr++) {
-		const struct tcmx_da_rule *r =
-			container_of(*attr, struct tcmx_da_rule, attr);
+		const struct tcmx_cfs_attr *r =
+			container_of(*attr, struct tcmx_cfs_attr, attr);
 
-		*tcmx_da_field(dev, r) = r->def;
+		tcmx_cfs_set((char *)a + r->off, r, r->def);
 	}
 	a->hw_block_size = a->block_size;
 	a->hw_queue_depth = ops->hw_queue_depth ?: TCMX_DEFAULT_QUEUE_DEPTH;
@@ -272,76 +294,20 @@ static const struct config_item_type tcmx_attrib_type = {
 /* ------------------------------------------------------------------ */
 
 /*
- * Store an INQUIRY text field: surrounding whitespace is stripped, the
- * rest must be printable ASCII of at most @size - 1 characters, and the
- * device must not be exported (initiators cache these).
+ * INQUIRY text: surrounding whitespace is stripped, the rest must be
+ * printable ASCII that fits, and the device must not be exported
+ * (initiators cache these).
  */
-static ssize_t tcmx_wwn_store_text(struct config_item *item, const char *attr,
-				   size_t off, size_t size,
-				   const char *page, size_t count)
-{
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, wwn_group);
-	char *dst = (char *)&dev->t10 + off;
-	size_t len = count;
-	ssize_t ret = count;
+#define TCMX_T10_TEXT(_member)						\
+	TCMX_CFS_FIELD(TCMX_CFS_IN_WWN, struct tcmx_t10_wwn, _member),	\
+	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_IDLE
 
-	while (len && isspace(page[len - 1]))
-		len--;
-	while (len && isspace(*page)) {
-		page++;
-		len--;
-	}
-	if (len >= size || !tcmx_printable(page, len)) {
-		pr_err("%s: wwn/%s: need at most %zu printable ASCII characters\n",
-		       tcmx_dev_name(dev), attr, size - 1);
-		return -EINVAL;
-	}
-
-	mutex_lock(&dev->lock);
-	if (dev->export_count) {
-		pr_err("%s: wwn/%s: cannot change while exported by %d LUN(s)\n",
-		       tcmx_dev_name(dev), attr, dev->export_count);
-		ret = -EINVAL;
-	} else {
-		memcpy(dst, page, len);
-		dst[len] = '\0';
-	}
-	mutex_unlock(&dev->lock);
-	return ret;
-}
-
-static ssize_t tcmx_wwn_show_text(struct config_item *item, const char *fmt,
-				  size_t off, char *page)
-{
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, wwn_group);
-	ssize_t ret;
-
-	mutex_lock(&dev->lock);
-	ret = sysfs_emit(page, fmt, (char *)&dev->t10 + off);
-	mutex_unlock(&dev->lock);
-	return ret;
-}
-
-#define TCMX_WWN_TEXT(_attr, _field, _fmt)				\
-static ssize_t tcmx_wwn_##_attr##_show(struct config_item *item, char *page) \
-{									\
-	return tcmx_wwn_show_text(item, _fmt,				\
-				  offsetof(struct tcmx_t10_wwn, _field), page); \
-}									\
-static ssize_t tcmx_wwn_##_attr##_store(struct config_item *item,	\
-					const char *page, size_t count)	\
-{									\
-	return tcmx_wwn_store_text(item, #_attr,			\
-		offsetof(struct tcmx_t10_wwn, _field),			\
-		sizeof_field(struct tcmx_t10_wwn, _field), page, count); \
-}									\
-CONFIGFS_ATTR(tcmx_wwn_, _attr)
-
-TCMX_WWN_TEXT(vendor_id, vendor, "%s\n");
-TCMX_WWN_TEXT(product_id, model, "%s\n");
-TCMX_WWN_TEXT(revision, revision, "%s\n");
+TCMX_CFS_ATTR(tcmx_wwn_, vendor_id, 0644, TCMX_T10_TEXT(vendor))
+TCMX_CFS_ATTR(tcmx_wwn_, product_id, 0644, TCMX_T10_TEXT(model))
+TCMX_CFS_ATTR(tcmx_wwn_, revision, 0644, TCMX_T10_TEXT(revision))
 /* rtslib takes the serial from after the first ':' */
-TCMX_WWN_TEXT(vpd_unit_serial, unit_serial, "T10 VPD Unit Serial Number: %s\n");
+TCMX_CFS_ATTR(tcmx_wwn_, vpd_unit_serial, 0644, TCMX_T10_TEXT(unit_serial),
+	      .text = "T10 VPD Unit Serial Number: ")
 
 static ssize_t tcmx_wwn_company_id_show(struct config_item *item, char *page)
 {
@@ -366,7 +332,7 @@ static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 	if (dev->export_count) {
 		pr_err("%s: wwn/company_id: cannot change while exported by %d LUN(s)\n",
 		       tcmx_dev_name(dev), dev->export_count);
-		ret = -EINVAL;
+		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(dev->t10.company_id, val);
 	}
@@ -376,32 +342,26 @@ static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 CONFIGFS_ATTR(tcmx_wwn_, company_id);
 
 /* Fixed descriptive files, shown for completeness. */
-#define TCMX_CONST_RO(_pfx, _attr, _text)				\
-static ssize_t _pfx##_attr##_show(struct config_item *item, char *page)	\
-{									\
-	return sysfs_emit(page, "%s\n", _text);				\
-}									\
-CONFIGFS_ATTR_RO(_pfx, _attr)
-
-TCMX_CONST_RO(tcmx_wwn_, vpd_protocol_identifier,
-	      "T10 VPD Protocol Identifier: SAS Serial SCSI Protocol");
-TCMX_CONST_RO(tcmx_wwn_, vpd_assoc_logical_unit,
-	      "T10 VPD Identifier Association: addressed logical unit\nT10 VPD Identifier Type: NAA");
-TCMX_CONST_RO(tcmx_wwn_, vpd_assoc_target_port,
-	      "T10 VPD Identifier Association: target port\nT10 VPD Identifier Type: Relative target port");
-TCMX_CONST_RO(tcmx_wwn_, vpd_assoc_scsi_target_device,
-	      "T10 VPD Identifier Association: SCSI target device");
+TCMX_CFS_ATTR(tcmx_wwn_, vpd_protocol_identifier, 0444, .kind = TCMX_CFS_CONST,
+	      .text = "T10 VPD Protocol Identifier: SAS Serial SCSI Protocol")
+TCMX_CFS_ATTR(tcmx_wwn_, vpd_assoc_logical_unit, 0444, .kind = TCMX_CFS_CONST,
+	      .text = "T10 VPD Identifier Association: addressed logical unit\nT10 VPD Identifier Type: NAA")
+TCMX_CFS_ATTR(tcmx_wwn_, vpd_assoc_target_port, 0444, .kind = TCMX_CFS_CONST,
+	      .text = "T10 VPD Identifier Association: target port\nT10 VPD Identifier Type: Relative target port")
+TCMX_CFS_ATTR(tcmx_wwn_, vpd_assoc_scsi_target_device, 0444,
+	      .kind = TCMX_CFS_CONST,
+	      .text = "T10 VPD Identifier Association: SCSI target device")
 
 static struct configfs_attribute *tcmx_wwn_attrs[] = {
-	&tcmx_wwn_attr_vendor_id,
-	&tcmx_wwn_attr_product_id,
-	&tcmx_wwn_attr_revision,
+	&tcmx_wwn_vendor_id.attr,
+	&tcmx_wwn_product_id.attr,
+	&tcmx_wwn_revision.attr,
 	&tcmx_wwn_attr_company_id,
-	&tcmx_wwn_attr_vpd_unit_serial,
-	&tcmx_wwn_attr_vpd_protocol_identifier,
-	&tcmx_wwn_attr_vpd_assoc_logical_unit,
-	&tcmx_wwn_attr_vpd_assoc_target_port,
-	&tcmx_wwn_attr_vpd_assoc_scsi_target_device,
+	&tcmx_wwn_vpd_unit_serial.attr,
+	&tcmx_wwn_vpd_protocol_identifier.attr,
+	&tcmx_wwn_vpd_assoc_logical_unit.attr,
+	&tcmx_wwn_vpd_assoc_target_port.attr,
+	&tcmx_wwn_vpd_assoc_scsi_target_device.attr,
 	NULL,
 };
 
@@ -416,14 +376,20 @@ static const struct config_item_type tcmx_wwn_type = {
 
 #define TCMX_NO_HOLDER	"No SPC-3 reservation holder"
 
-TCMX_CONST_RO(tcmx_pr_, res_holder, TCMX_NO_HOLDER);
-TCMX_CONST_RO(tcmx_pr_, res_pr_all_tgt_pts, TCMX_NO_HOLDER);
-TCMX_CONST_RO(tcmx_pr_, res_pr_holder_tg_port, TCMX_NO_HOLDER);
-TCMX_CONST_RO(tcmx_pr_, res_pr_type, TCMX_NO_HOLDER);
-TCMX_CONST_RO(tcmx_pr_, res_pr_registered_i_pts,
-	      "SPC-3 PR registrations:\nNone");
-TCMX_CONST_RO(tcmx_pr_, res_pr_generation, "0x00000000");
-TCMX_CONST_RO(tcmx_pr_, res_aptpl_active, "APTPL Bit Status: Disabled");
+TCMX_CFS_ATTR(tcmx_pr_, res_holder, 0444, .kind = TCMX_CFS_CONST,
+	      .text = TCMX_NO_HOLDER)
+TCMX_CFS_ATTR(tcmx_pr_, res_pr_all_tgt_pts, 0444, .kind = TCMX_CFS_CONST,
+	      .text = TCMX_NO_HOLDER)
+TCMX_CFS_ATTR(tcmx_pr_, res_pr_holder_tg_port, 0444, .kind = TCMX_CFS_CONST,
+	      .text = TCMX_NO_HOLDER)
+TCMX_CFS_ATTR(tcmx_pr_, res_pr_type, 0444, .kind = TCMX_CFS_CONST,
+	      .text = TCMX_NO_HOLDER)
+TCMX_CFS_ATTR(tcmx_pr_, res_pr_registered_i_pts, 0444, .kind = TCMX_CFS_CONST,
+	      .text = "SPC-3 PR registrations:\nNone")
+TCMX_CFS_ATTR(tcmx_pr_, res_pr_generation, 0444, .kind = TCMX_CFS_CONST,
+	      .text = "0x00000000")
+TCMX_CFS_ATTR(tcmx_pr_, res_aptpl_active, 0444, .kind = TCMX_CFS_CONST,
+	      .text = "APTPL Bit Status: Disabled")
 
 static ssize_t tcmx_pr_res_type_show(struct config_item *item, char *page)
 {
@@ -445,11 +411,12 @@ static ssize_t tcmx_pr_res_aptpl_metadata_store(struct config_item *item,
 						const char *page, size_t count)
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
-	size_t len = count;
+	const char *s;
+	size_t len;
 
-	while (len && isspace(page[len - 1]))
-		len--;
-	if (!len)
+	/* rtslib writes nothing but whitespace when there is no metadata */
+	if (!tcmx_cfs_strip(page, count, count, TCMX_STRIP_SPACE, &s, &len) &&
+	    !len)
 		return count;
 	pr_err("%s: pr/res_aptpl_metadata: APTPL is not supported, registrations not restored\n",
 	       tcmx_dev_name(dev));
@@ -458,14 +425,14 @@ static ssize_t tcmx_pr_res_aptpl_metadata_store(struct config_item *item,
 CONFIGFS_ATTR(tcmx_pr_, res_aptpl_metadata);
 
 static struct configfs_attribute *tcmx_pr_attrs[] = {
-	&tcmx_pr_attr_res_holder,
-	&tcmx_pr_attr_res_pr_all_tgt_pts,
-	&tcmx_pr_attr_res_pr_generation,
-	&tcmx_pr_attr_res_pr_holder_tg_port,
-	&tcmx_pr_attr_res_pr_registered_i_pts,
-	&tcmx_pr_attr_res_pr_type,
+	&tcmx_pr_res_holder.attr,
+	&tcmx_pr_res_pr_all_tgt_pts.attr,
+	&tcmx_pr_res_pr_generation.attr,
+	&tcmx_pr_res_pr_holder_tg_port.attr,
+	&tcmx_pr_res_pr_registered_i_pts.attr,
+	&tcmx_pr_res_pr_type.attr,
 	&tcmx_pr_attr_res_type,
-	&tcmx_pr_attr_res_aptpl_active,
+	&tcmx_pr_res_aptpl_active.attr,
 	&tcmx_pr_attr_res_aptpl_metadata,
 	NULL,
 };

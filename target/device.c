@@ -164,7 +164,7 @@ static ssize_t tcmx_dev_control_store(struct config_item *item,
 	ssize_t ret;
 
 	if (!dev->ops->set_params) {
-		pr_err("%s: backend %s takes no control parameters\n",
+		pr_err("%s: control: backend %s takes no parameters\n",
 		       tcmx_dev_name(dev), dev->ops->name);
 		return -EINVAL;
 	}
@@ -237,19 +237,21 @@ static ssize_t tcmx_dev_show_string(struct tcmx_dev *dev, const char *s,
 	return ret;
 }
 
+/* udev_path, alias: any text but NUL that fits, one newline dropped */
 static ssize_t tcmx_dev_store_string(struct tcmx_dev *dev, const char *attr,
 				     char *dst, size_t size,
 				     const char *page, size_t count)
 {
-	size_t len = tcmx_chomp(page, count);
+	const char *s;
+	size_t len;
 
-	if (len >= size) {
-		pr_err("%s: %s: longer than %zu characters\n",
+	if (tcmx_cfs_strip(page, count, size - 1, 0, &s, &len)) {
+		pr_err("%s: %s: need at most %zu bytes, no NUL\n",
 		       tcmx_dev_name(dev), attr, size - 1);
 		return -EINVAL;
 	}
 	mutex_lock(&dev->lock);
-	memcpy(dst, page, len);
+	memcpy(dst, s, len);
 	dst[len] = '\0';
 	mutex_unlock(&dev->lock);
 	return count;

@@ -109,43 +109,18 @@ struct tcmx_cmd {
 	struct work_struct	work;
 };
 
-/* Device attributes shown under <dev>/attrib; all "%u\n" in configfs. */
+/*
+ * Device attributes shown under <dev>/attrib, one u32 per line of
+ * dev_attrib.h (which also holds their defaults and ranges).  The list
+ * expands to "u32 a, b, ..., z, : 0;": the unnamed zero-width bit-field
+ * closes its last comma and takes no room.
+ */
 struct tcmx_dev_attrib {
-	u32 emulate_model_alias;
-	u32 emulate_dpo;
-	u32 emulate_fua_write;
-	u32 emulate_fua_read;
-	u32 emulate_write_cache;
-	u32 emulate_ua_intlck_ctrl;
-	u32 emulate_tas;
-	u32 emulate_tpu;
-	u32 emulate_tpws;
-	u32 emulate_caw;
-	u32 emulate_3pc;
-	u32 emulate_pr;
-	u32 pi_prot_type;
-	u32 pi_prot_format;
-	u32 pi_prot_verify;
-	u32 enforce_pr_isids;
-	u32 is_nonrot;
-	u32 emulate_rest_reord;
-	u32 force_pr_aptpl;
-	u32 block_size;
-	u32 optimal_sectors;
-	u32 queue_depth;
-	u32 max_unmap_lba_count;
-	u32 max_unmap_block_desc_count;
-	u32 unmap_granularity;
-	u32 unmap_granularity_alignment;
-	u32 unmap_zeroes_data;
-	u32 max_write_same_len;
-	u32 alua_support;
-	u32 pgr_support;
-	/* read-only, set from the backend when the device is enabled */
-	u32 hw_block_size;
-	u32 hw_max_sectors;
-	u32 hw_queue_depth;
-	u32 hw_pi_prot_type;
+	u32
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags)	_name,
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
+	: 0;
 };
 
 /* Identification shown under <dev>/wwn and in INQUIRY. */

@@ -149,4 +149,21 @@ struct tcmx_sense_extra {
 u8 tcmx_build_sense(u8 *buf, bool desc, enum tcmx_sense code,
 		    const struct tcmx_sense_extra *x);
 
+/*
+ * dev_attrs.c: the text of a configfs write, for every store that takes
+ * one.  configfs hands a store @count bytes at @page (NUL-terminated after
+ * them).  tcmx_cfs_strip() sets *@s, *@len to that text without one
+ * trailing newline, or with TCMX_STRIP_SPACE without all surrounding
+ * whitespace (*@s points into @page, not NUL-terminated).  It returns
+ * -EINVAL if the text is longer than @max bytes, holds a NUL, or with
+ * TCMX_STRIP_ASCII anything but printable ASCII (0x20-0x7e); *@s and *@len
+ * are set even then.  It prints nothing: the caller's one pr_err names the
+ * device and the file.  Numbers need no stripping: kstrtou32() and the
+ * like accept one trailing newline.
+ */
+#define TCMX_STRIP_SPACE	BIT(0)	/* all surrounding whitespace */
+#define TCMX_STRIP_ASCII	BIT(1)	/* printable ASCII only */
+int tcmx_cfs_strip(const char *page, size_t count, size_t max,
+		   unsigned int flags, const char **s, size_t *len);
+
 #endif /* TCMX_CORE_H */
