@@ -13,11 +13,16 @@
  *                enable, udev_path, alias)
  *   dev_attrs.c  <dev>/attrib/, wwn/, pr/
  *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
- *   transport.c  command life cycle: submit, complete, LUN lookup
- *   cdb.c        the command table: CDB lengths, masks, handlers
- *   reply.c      the sense builder, data-in copies to the sgl
- *   sbc.c        block commands: READ/WRITE decoding, READ CAPACITY, ...
- *   spc.c        primary commands: INQUIRY, MODE SENSE, REPORT LUNS, ...
+ *   transport.c  command life cycle: submit, complete, LUN lookup; the
+ *                tracepoints (trace.h)
+ *   cdb.c        the command table's index and its one CDB decoder (rows
+ *                checked against usage masks, READ/WRITE set up for the
+ *                backend); REPORT SUPPORTED OPERATION CODES and TASK
+ *                MANAGEMENT FUNCTIONS, both from the table
+ *   reply.c      the one sense builder; parameter data into data-in buffers
+ *   sbc.c        block commands: their table rows, READ CAPACITY, ...
+ *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
+ *                REPORT LUNS, REQUEST SENSE, REPORT TARGET PORT GROUPS
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
