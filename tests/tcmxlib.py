@@ -17,8 +17,8 @@ configfs     clean() removes everything under /sys/kernel/config/target;
              mk_rd(), mk_target(), link_lun(), unlink_lun(), setup_luns(),
              hctl(), disk(), sgdev(), sd_attached(), scsi_present()
 targetcli    tcli(), tcli_ok(), tree_text()
-SCSI         sgio() (SG_IO by ioctl), kcq(), sg_raw(), tur(), tool(),
-             field()
+SCSI         sgio(), sg_io() (SG_IO by ioctl), kcq(), sg_raw(), tur(),
+             tool(), field()
 
 `python3 tests/tcmxlib.py clean` empties configfs if tcmx owns it and
 unloads tcmx (used by make unload), `... clean-intree` does the same for
@@ -485,26 +485,36 @@ SG_IO = 0x2285
 SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_DXFER_FROM_DEV = -1, -2, -3
 
 
-def sgio(fd, cdb, din=0, dout=None, timeout_ms=60000):
-    """One SG_IO; returns (status, sense bytes, data-in bytes, hdr)."""
+def sg_io(fd, cdb, direction=SG_DXFER_NONE, addr=None, length=0,
+          timeout_ms=60000):
+    """One SG_IO of cdb on fd with the data buffer at address addr (length
+    bytes, moved as direction says: SG_DXFER_*); returns (status, sense
+    bytes, hdr). The sense buffer has room for 96 bytes."""
     cdb_buf = ctypes.create_string_buffer(bytes(cdb), len(cdb))
     sense = ctypes.create_string_buffer(96)
     h = SgIoHdr(interface_id=ord("S"), cmd_len=len(cdb), mx_sb_len=96,
                 cmdp=ctypes.addressof(cdb_buf), sbp=ctypes.addressof(sense),
-                timeout=timeout_ms)
+                timeout=timeout_ms, dxfer_direction=direction,
+                dxfer_len=length, dxferp=addr)
+    fcntl.ioctl(fd, SG_IO, h)
+    return h.status, sense.raw[:h.sb_len_wr], h
+
+
+def sgio(fd, cdb, din=0, dout=None, timeout_ms=60000):
+    """One SG_IO: data-out bytes dout, or din bytes of data-in, or no
+    data; returns (status, sense bytes, data-in bytes, hdr)."""
     if dout is not None:
         buf = ctypes.create_string_buffer(bytes(dout), len(dout))
-        h.dxfer_direction, h.dxfer_len = SG_DXFER_TO_DEV, len(dout)
+        d, n = SG_DXFER_TO_DEV, len(dout)
     elif din:
         buf = ctypes.create_string_buffer(din)
-        h.dxfer_direction, h.dxfer_len = SG_DXFER_FROM_DEV, din
+        d, n = SG_DXFER_FROM_DEV, din
     else:
-        buf, h.dxfer_direction = None, SG_DXFER_NONE
-    if buf is not None:
-        h.dxferp = ctypes.addressof(buf)
-    fcntl.ioctl(fd, SG_IO, h)
+        buf, d, n = None, SG_DXFER_NONE, 0
+    addr = None if buf is None else ctypes.addressof(buf)
+    st, sense, h = sg_io(fd, cdb, d, addr, n, timeout_ms)
     data = buf.raw[:din - h.resid] if din else b""
-    return h.status, sense.raw[:h.sb_len_wr], data, h
+    return st, sense, data, h
 
 
 def kcq(sense):
