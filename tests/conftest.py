@@ -1,18 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
 """pytest fixtures for tcmx. The tests run as root inside tools/vm (see
-tests/run), against the real modules of the running kernel.
+tests/run), against the real modules of the running kernel; helpers are
+in tcmxlib.py. TCMX_TEST_STACK=lio runs them against the in-tree LIO.
 
 Every test gets, automatically:
   - a clean start and a clean end: configfs target/ emptied and the tcmx
     and in-tree target modules unloaded after the test, even when it fails
-    (tcmxlib.tcmx_clean / intree_clean);
+    (tcmxlib.unload(stack=...) for both stacks);
   - a kernel log check: a WARNING, BUG, oops or "Call Trace" logged during
     the test (or its teardown) fails it. A test that provokes one on
     purpose says so with @pytest.mark.kmsg_allow(r"regex").
 
+Markers:
+  tcmx_only     a tcmx requirement the in-tree LIO does not meet: skipped
+                with TCMX_TEST_STACK=lio
+  kmsg_allow    see above
+
 Fixtures to ask for:
   dmesg         tcmxlib.Kmsg: dmesg.read() = kernel log since the test began
-  tcmx_modules  tcmx_core, tcmx_rd and tcmx_loop loaded (in that order)
+  tcmx_modules  tcmx_core, tcmx_rd and tcmx_loop loaded (in that order),
+                whatever the stack under test
+  stack         the stack under test loaded (tcmxlib.load()), configfs
+                empty; its value is tcmxlib.STACK
+  scsi_lun      on the stack under test: a 1 GiB ramdisk as LUN 0 (serial
+                5e1a1-0000-4000-8000-000000000001), 16 MiB ones as LUNs 1
+                and 7, one TPG; a dict: tpg, so, dev (/dev/sdX of LUN 0),
+                sg (its /dev/sgN)
   run           tcmxlib.run(cmd, check=True, timeout=300)
 """
 import os
@@ -27,15 +40,29 @@ def pytest_configure(config):
     config.addinivalue_line("markers",
                             "kmsg_allow(regex): kernel log lines matching "
                             "regex do not fail the test")
+    config.addinivalue_line("markers",
+                            "tcmx_only: a tcmx requirement the in-tree LIO "
+                            "does not meet (skipped with "
+                            "TCMX_TEST_STACK=lio)")
     if "TCMX_KVER" not in os.environ and not os.environ.get("TCMX_HOST"):
         pytest.exit("the tests load kernel modules: run them in the VM "
                     "(make check, or tools/vm -- tests/run); TCMX_HOST=1 "
                     "forces a run on this machine", returncode=2)
 
 
+def pytest_collection_modifyitems(config, items):
+    if tcmxlib.STACK == "tcmx":
+        return
+    skip = pytest.mark.skip(
+        reason="tcmx requirement the in-tree LIO does not meet")
+    for item in items:
+        if item.get_closest_marker("tcmx_only"):
+            item.add_marker(skip)
+
+
 def _clean():
-    tcmxlib.tcmx_clean()
-    tcmxlib.intree_clean()
+    for stack in tcmxlib.STACKS:
+        tcmxlib.unload(stack=stack)
 
 
 @pytest.fixture(autouse=True)
@@ -68,8 +95,34 @@ def dmesg(_tcmx_guard):
 @pytest.fixture
 def tcmx_modules():
     """The three tcmx modules, loaded in order; unloaded by the guard."""
-    tcmxlib.load()
+    tcmxlib.load(*tcmxlib.MODULES)
     return tcmxlib.MODULES
+
+
+@pytest.fixture
+def stack():
+    """The stack under test, loaded; configfs empty before and after."""
+    tcmxlib.load()
+    tcmxlib.clean()
+    yield tcmxlib.STACK
+    tcmxlib.clean()
+
+
+@pytest.fixture
+def scsi_lun(stack):
+    """LUNs 0, 1 and 7 on one TPG; the tests use LUN 0. (Function
+    scope: the guard unloads every module after each test.)"""
+    tpg = tcmxlib.mk_target()
+    so = tcmxlib.mk_rd("s0", tcmxlib.GiB,
+                        serial="5e1a1-0000-4000-8000-000000000001")
+    tcmxlib.link_lun(tpg, 0, so)
+    tcmxlib.link_lun(tpg, 1, tcmxlib.mk_rd("s1", 16 * tcmxlib.MiB))
+    tcmxlib.link_lun(tpg, 7, tcmxlib.mk_rd("s7", 16 * tcmxlib.MiB))
+    d = dict(tpg=tpg, so=so, dev=tcmxlib.disk(tpg, 0),
+             sg=tcmxlib.sgdev(tpg, 0))
+    for i in (0, 1, 7):
+        tcmxlib.tur(tcmxlib.disk(tpg, i))
+    return d
 
 
 @pytest.fixture

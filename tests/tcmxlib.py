@@ -1,81 +1,142 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Helpers for the tcmx tests (run as root inside tools/vm).
+"""Helpers for the tcmx tests (run as root inside tools/vm), and for
+`make unload` on a real host (so: standard library only, no pytest).
 
-run()            run a command, return CompletedProcess (text)
-Kmsg             kernel messages logged since it was created
-load()/unload()  tcmx modules via modprobe (installed by tools/vm), or
-                 insmod/rmmod from build/<kver>/ with TCMX_LOAD=insmod
-configfs_clean() remove everything under /sys/kernel/config/target
-tcmx_clean()     configfs_clean() + rmmod tcmx_loop tcmx_rd tcmx_core
-intree_clean()   configfs_clean() + rmmod the in-tree LIO modules
+TCMX_TEST_STACK selects the stack under test: "tcmx" (default: tcmx_core
++ tcmx_rd + tcmx_loop) or "lio" (the in-tree target_core_mod + tcm_loop),
+which validates the tests themselves: every test that states in-tree
+behaviour must pass on both; tests of requirements the in-tree LIO does
+not meet are marked @pytest.mark.tcmx_only (see conftest.py). The tests
+of the modules themselves (test_modules.py) load tcmx whatever the stack.
 
-`python3 tests/tcmxlib.py clean` runs tcmx_clean() (used by make unload),
-`... clean-intree` runs intree_clean().
+Basics       run(), wr(), rd(), err_of(), modules(), loaded(), meminfo(),
+             sha(), Kmsg (kernel messages logged since it was created)
+Modules      load()/unload(): the stack under test, or named modules
+             (modprobe; insmod from build/<kver>/ with TCMX_LOAD=insmod)
+configfs     clean() removes everything under /sys/kernel/config/target;
+             mk_rd(), mk_target(), link_lun(), unlink_lun(), setup_luns(),
+             hctl(), disk(), sgdev(), sd_attached(), scsi_present()
+targetcli    tcli(), tcli_ok(), tree_text()
+SCSI         sgio(), sg_io() (SG_IO by ioctl), kcq(), sg_raw(), tur(),
+             tool(), field()
+
+`python3 tests/tcmxlib.py clean` empties configfs if tcmx owns it and
+unloads tcmx (used by make unload), `... clean-intree` does the same for
+the in-tree LIO.
 """
+import ctypes
+import fcntl
+import glob
 import os
 import re
+import secrets
 import subprocess
 import sys
+import time
 
 T = "/sys/kernel/config/target"
+LOOP = T + "/loopback"
 PROJ = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KVER = os.uname().release
+STACK = os.environ.get("TCMX_TEST_STACK", "tcmx")
 # load order; unload in reverse
 MODULES = ("tcmx_core", "tcmx_rd", "tcmx_loop")
 KO = {"tcmx_core": "target/tcmx_core.ko", "tcmx_rd": "rd_mcp/tcmx_rd.ko",
       "tcmx_loop": "loopback/tcmx_loop.ko"}
+# the in-tree LIO: what the lio stack loads, and what may have to go
+LIO = ("target_core_mod", "tcm_loop")
 INTREE = ("iscsi_target_mod", "tcm_loop", "target_core_pscsi",
           "target_core_file", "target_core_iblock", "target_core_user",
           "target_core_mod")
+# per stack: (load order, unload order, the core that owns configfs)
+STACKS = {"tcmx": (MODULES, MODULES[::-1], "tcmx_core"),
+          "lio": (LIO, INTREE, "target_core_mod")}
+LOAD = STACKS[STACK][0]
+if STACK == "lio":
+    FABRIC_MOD, BACKEND_MOD, CORE_MOD = "tcm_loop", "target_core_mod", \
+        "target_core_mod"
+else:
+    FABRIC_MOD, BACKEND_MOD, CORE_MOD = "tcmx_loop", "tcmx_rd", "tcmx_core"
+
+GiB = 1 << 30
+MiB = 1 << 20
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
 # kernel log lines that fail any test
 BAD_KMSG = re.compile(r"WARNING:|BUG:|kernel BUG|Oops|Call Trace|UBSAN:|KASAN|"
                       r"refcount_t:|INFO: task|hung_task|soft lockup|"
                       r"circular locking|general protection|"
                       r"list_(add|del) corruption|invoked oom-killer|"
                       r"Out of memory|Killed process")
+# what the sd driver must not say about a LUN
+BAD_SD = re.compile(r"asking for cache data failed|[Uu]nsupported|"
+                    r"Assuming drive cache|Sense Key|failed")
 
 
-def run(cmd, check=True, timeout=300):
+# ---------------------------------------------------------------- basics
+def run(cmd, check=True, timeout=300, **kw):
     """Run cmd (a list, or a string for the shell); raise on a non-zero
-    exit when check is true. stdout and stderr are text."""
-    p = subprocess.run(cmd, shell=isinstance(cmd, str), capture_output=True,
-                       text=True, timeout=timeout)
+    exit when check is true. Returns the CompletedProcess, stdout and
+    stderr as text."""
+    p = subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, **kw)
     if check and p.returncode:
         raise AssertionError("%s: exit %d\n%s%s" % (
             cmd, p.returncode, p.stdout, p.stderr))
     return p
 
 
+def wr(path, data):
+    """One write(2) of data to path, exactly like echo -n / rtslib."""
+    if isinstance(data, str):
+        data = data.encode()
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        n = os.write(fd, data)
+    finally:
+        os.close(fd)
+    assert n == len(data), "short write to %s: %d" % (path, n)
+
+
+def rd(path):
+    with open(path) as f:
+        return f.read()
+
+
+def err_of(fn, *args):
+    """errno raised by fn(*args), or 0 if it succeeded."""
+    try:
+        fn(*args)
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def modules():
+    """The names of the loaded modules, a set."""
+    with open("/proc/modules") as f:
+        return {line.split()[0] for line in f}
+
+
 def loaded(name):
     """True when module name is in /proc/modules."""
-    with open("/proc/modules") as f:
-        return any(line.split()[0] == name for line in f)
+    return name in modules()
 
 
-def ko_path(name):
-    return os.path.join(PROJ, "build", KVER, KO[name])
+def meminfo(key="MemAvailable"):
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(key)
 
 
-def load(*names, check=True):
-    """Load modules in the given order (default: all three)."""
-    for name in names or MODULES:
-        if os.environ.get("TCMX_LOAD") == "insmod":
-            p = run(["insmod", ko_path(name)], check=check)
-        else:
-            p = run(["modprobe", name], check=check)
-        if p.returncode:
-            return p
-    return p
-
-
-def unload(*names, check=True):
-    """rmmod modules in the given order (default: loop, rd, core)."""
-    for name in names or MODULES[::-1]:
-        if loaded(name):
-            p = run(["rmmod", name], check=check)
-            if p.returncode:
-                return p
-    return None
+def sha(dev, off, length):
+    """sha256 of length bytes of dev at off (whole MiB), read direct."""
+    p = run("dd if=%s bs=1M skip=%d count=%d iflag=direct,skip_bytes "
+            "status=none | sha256sum" % (dev, off, length // MiB))
+    return p.stdout.split()[0]
 
 
 class Kmsg:
@@ -111,15 +172,67 @@ class Kmsg:
         os.close(self.fd)
 
 
-def _walk_bottom_up(top):
-    for root, dirs, files in os.walk(top, topdown=False):
-        yield root, dirs, files
+# --------------------------------------------------------------- modules
+def env_setup():
+    """What the VM should have done; harmless when it did."""
+    if not os.path.ismount("/sys/kernel/config"):
+        run(["modprobe", "configfs"], check=False)
+        run(["mount", "-t", "configfs", "configfs", "/sys/kernel/config"])
+    for m in ("sd_mod", "sg"):
+        if not loaded(m):
+            run(["modprobe", m], check=False)
+    os.makedirs("/etc/rtslib-fb-target", exist_ok=True)
 
 
+def ko_path(name):
+    return os.path.join(PROJ, "build", KVER, KO[name])
+
+
+def load(*names, check=True):
+    """Load modules in the given order, skipping loaded ones; default: the
+    stack under test (LOAD), which must then own configfs target/.
+    tcmx modules come from modprobe (tools/vm installs them), or insmod
+    of build/<kver>/ with TCMX_LOAD=insmod. Returns the last
+    CompletedProcess (the failed one with check=False), or None."""
+    env_setup()
+    p = None
+    for name in names or LOAD:
+        if loaded(name):
+            continue
+        if name in KO and os.environ.get("TCMX_LOAD") == "insmod":
+            p = run(["insmod", ko_path(name)], check=check)
+        else:
+            p = run(["modprobe", name], check=check)
+        if p.returncode:
+            return p
+    if not names:
+        assert os.path.isdir(T), "%s missing after loading %s" % (T, LOAD)
+    return p
+
+
+def unload(*names, stack=None, check=True):
+    """rmmod the loaded ones of names, in the given order. Without names,
+    a whole stack (default: the one under test; "tcmx" or "lio"): first
+    configfs is emptied if that stack's core owns it, then its modules go
+    in reverse load order. Returns None, or with check=False the
+    CompletedProcess of a failed rmmod."""
+    if not names:
+        _, names, core = STACKS[stack or STACK]
+        if loaded(core):
+            clean()
+    for name in names:
+        if loaded(name):
+            p = run(["rmmod", name], check=check)
+            if p.returncode:
+                return p
+    return None
+
+
+# --------------------------------------------------------------- configfs
 def _rmdirs_bottom_up(top):
     """rmdir every directory under top, deepest first; configfs refuses
     default groups (they go with their parent), so errors are ignored."""
-    for root, dirs, _ in _walk_bottom_up(top):
+    for root, dirs, _ in os.walk(top, topdown=False):
         for d in dirs:
             path = os.path.join(root, d)
             if not os.path.islink(path):
@@ -129,17 +242,18 @@ def _rmdirs_bottom_up(top):
                     pass
 
 
-def configfs_clean():
+def clean():
     """Remove all objects under $T, whichever target stack owns it:
     LUN/ACL symlinks, then LUNs, TPGs, WWNs and fabric dirs, then storage
-    objects and HBAs under core/. Raises if something is left."""
+    objects (with their ALUA groups) and HBAs under core/. Raises if
+    something is left."""
     if not os.path.isdir(T):
         return
     fabrics = [os.path.join(T, f) for f in sorted(os.listdir(T))
                if f != "core" and os.path.isdir(os.path.join(T, f))]
     for _ in range(3):
         for fab in fabrics:
-            for root, dirs, files in _walk_bottom_up(fab):
+            for root, dirs, files in os.walk(fab, topdown=False):
                 for n in dirs + files:
                     if os.path.islink(os.path.join(root, n)):
                         os.unlink(os.path.join(root, n))
@@ -170,26 +284,318 @@ def leftovers():
     return left
 
 
-def tcmx_clean():
-    """Empty configfs and unload tcmx (no-op for what is not loaded)."""
-    if loaded("tcmx_core"):
-        configfs_clean()
-    unload()
+def free_hba_index():
+    used = {int(m.group(1)) for m in
+            (re.match(r".*_(\d+)$", p) for p in glob.glob(T + "/core/*_*"))
+            if m}
+    return min(set(range(len(used) + 1)) - used)
 
 
-def intree_clean():
-    """Empty configfs and unload the in-tree LIO modules."""
-    if loaded("target_core_mod"):
-        configfs_clean()
-    for name in INTREE:
-        if loaded(name):
-            run(["rmmod", name])
+def mk_rd(name, size, nullio=False, overcommit=False, serial=None):
+    """A ramdisk device made the way rtslib makes it; returns its path."""
+    hba = "%s/core/rd_mcp_%d" % (T, free_hba_index())
+    os.mkdir(hba)
+    so = hba + "/" + name
+    os.mkdir(so)
+    wr(so + "/control", "rd_pages=%d" % max(1, size // PAGE))
+    if nullio:
+        wr(so + "/control", "rd_nullio=1")
+    if overcommit:
+        wr(so + "/control", "rd_overcommit=1")
+    wr(so + "/enable", "1\n")
+    wr(so + "/wwn/vpd_unit_serial", (serial or name + "-" +
+                                     secrets.token_hex(8)) + "\n")
+    return so
+
+
+def new_wwn():
+    return "naa.5001405" + secrets.token_hex(5)[:9]
+
+
+def mk_target(wwn=None, tag=1):
+    """WWN + tpgt_<tag> + nexus, as rtslib does; returns the TPG path."""
+    wwn = wwn or new_wwn()
+    tpg = "%s/%s/tpgt_%d" % (LOOP, wwn, tag)
+    os.makedirs(tpg)
+    wr(tpg + "/nexus", new_wwn())
+    return tpg
+
+
+def link_lun(tpg, n, so, alias=None):
+    lun = "%s/lun/lun_%d" % (tpg, n)
+    os.mkdir(lun)
+    os.symlink(so, lun + "/" + (alias or secrets.token_hex(5)))
+    return lun
+
+
+def unlink_lun(lun):
+    for e in os.listdir(lun):
+        if os.path.islink(os.path.join(lun, e)):
+            os.unlink(os.path.join(lun, e))
+    os.rmdir(lun)
+
+
+def hctl(tpg, n):
+    """H:C:T:L of LUN n of tpg, from the TPG's address file."""
+    return "%s:%d" % (rd(tpg + "/address").strip(), n)
+
+
+def _sysdev(tpg, n, sub, timeout):
+    h = hctl(tpg, n)
+    end = time.time() + timeout
+    while True:
+        names = glob.glob("/sys/class/scsi_device/%s/device/%s/*" % (h, sub))
+        if names:
+            dev = "/dev/" + os.path.basename(names[0])
+            if os.path.exists(dev):
+                return dev
+        if time.time() > end:
+            raise AssertionError("no %s device for %s after %ds"
+                                 % (sub, h, timeout))
+        time.sleep(0.1)
+
+
+def disk(tpg, n, timeout=60):
+    """/dev/sdX of LUN n of tpg (waits for sd to attach it)."""
+    return _sysdev(tpg, n, "block", timeout)
+
+
+def sgdev(tpg, n, timeout=60):
+    """/dev/sgN of LUN n of tpg."""
+    return _sysdev(tpg, n, "scsi_generic", timeout)
+
+
+def sd_attached(kmsg, dev, timeout=30):
+    """The sd lines about dev once sd said it attached it (the node in
+    /dev can appear before that line)."""
+    name = os.path.basename(dev)
+    end = time.time() + timeout
+    while True:
+        lines = [ln for ln in kmsg.lines() if "[%s]" % name in ln]
+        if any("Attached SCSI disk" in ln for ln in lines):
+            return lines
+        if time.time() > end:
+            raise AssertionError("sd did not attach %s: %s" % (dev, lines))
+        time.sleep(0.2)
+
+
+def scsi_present(tpg, n):
+    try:
+        return os.path.isdir("/sys/class/scsi_device/" + hctl(tpg, n))
+    except OSError:
+        return False
+
+
+def setup_luns(count, size, names="r"):
+    """count ramdisks of size on one TPG as LUNs 0..count-1.
+
+    Returns (tpg, [so...]) once every /dev/sdX exists."""
+    tpg = mk_target()
+    sos = []
+    for i in range(count):
+        so = mk_rd("%s%d" % (names, i), size)
+        link_lun(tpg, i, so)
+        sos.append(so)
+    for i in range(count):
+        disk(tpg, i)
+    return tpg, sos
+
+
+# -------------------------------------------------------------- targetcli
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TCLI_TIMES = []      # per call: (command, seconds since start) pairs
+
+
+def tcli(*cmds, timeout=600):
+    """Run the unmodified /usr/bin/targetcli once with cmds on stdin.
+
+    Returns one (output, errors) pair per command: errors are the
+    "Error: ..." lines targetcli printed for that command."""
+    script = "set global auto_save_on_exit=false color_mode=false\n"
+    script += "".join(c + "\n" for c in cmds)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    t0 = time.time()
+    p = subprocess.Popen(["/usr/bin/targetcli"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=env)
+    p.stdin.write(script.encode())
+    p.stdin.close()
+    raw, stamps = b"", []
+    while True:
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        raw += chunk
+        stamps += [time.time() - t0] * chunk.count(b"/> ")
+    rc = p.wait(timeout=timeout)
+    out = ANSI.sub("", raw.decode(errors="replace"))
+    TCLI_TIMES.append(list(zip(["(start)", "(set)"] + list(cmds), stamps)))
+    if os.environ.get("TCMX_TEST_TIMES"):
+        with open(os.environ["TCMX_TEST_TIMES"], "a") as f:
+            for c, t in TCLI_TIMES[-1]:
+                f.write("%7.1f  %s\n" % (t, c))
+    assert rc == 0 and "Traceback" not in out, out
+    parts = out.split("/> ")
+    # parts: banner, "set global", one per command, "exit"
+    assert len(parts) == len(cmds) + 3, out
+    res = []
+    for part in parts[2:-1]:
+        errs = [ln for ln in part.splitlines() if ln.startswith("Error")]
+        res.append((part, errs))
+    return res
+
+
+def tcli_ok(*cmds):
+    res = tcli(*cmds)
+    for c, (out, errs) in zip(cmds, res):
+        assert not errs, "targetcli %r failed:\n%s" % (c, out)
+    return [out for out, _ in res]
+
+
+def tree_text(ls_out):
+    """targetcli ls output without the volatile parts (dots, nexus)."""
+    lines = []
+    for ln in ls_out.splitlines():
+        ln = re.sub(r" \.+ ", " ", ln.rstrip())
+        ln = re.sub(r"\[naa\.[0-9a-f]{16}\]", "[NEXUS]", ln)
+        if ln.strip():
+            lines.append(ln)
+    return lines
+
+
+# ------------------------------------------------------------------- SCSI
+class SgIoHdr(ctypes.Structure):
+    _fields_ = [("interface_id", ctypes.c_int),
+                ("dxfer_direction", ctypes.c_int),
+                ("cmd_len", ctypes.c_ubyte), ("mx_sb_len", ctypes.c_ubyte),
+                ("iovec_count", ctypes.c_ushort),
+                ("dxfer_len", ctypes.c_uint), ("dxferp", ctypes.c_void_p),
+                ("cmdp", ctypes.c_void_p), ("sbp", ctypes.c_void_p),
+                ("timeout", ctypes.c_uint), ("flags", ctypes.c_uint),
+                ("pack_id", ctypes.c_int), ("usr_ptr", ctypes.c_void_p),
+                ("status", ctypes.c_ubyte), ("masked_status", ctypes.c_ubyte),
+                ("msg_status", ctypes.c_ubyte), ("sb_len_wr", ctypes.c_ubyte),
+                ("host_status", ctypes.c_ushort),
+                ("driver_status", ctypes.c_ushort),
+                ("resid", ctypes.c_int), ("duration", ctypes.c_uint),
+                ("info", ctypes.c_uint)]
+
+
+SG_IO = 0x2285
+SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_DXFER_FROM_DEV = -1, -2, -3
+
+
+def sg_io(fd, cdb, direction=SG_DXFER_NONE, addr=None, length=0,
+          timeout_ms=60000):
+    """One SG_IO of cdb on fd with the data buffer at address addr (length
+    bytes, moved as direction says: SG_DXFER_*); returns (status, sense
+    bytes, hdr). The sense buffer has room for 96 bytes."""
+    cdb_buf = ctypes.create_string_buffer(bytes(cdb), len(cdb))
+    sense = ctypes.create_string_buffer(96)
+    h = SgIoHdr(interface_id=ord("S"), cmd_len=len(cdb), mx_sb_len=96,
+                cmdp=ctypes.addressof(cdb_buf), sbp=ctypes.addressof(sense),
+                timeout=timeout_ms, dxfer_direction=direction,
+                dxfer_len=length, dxferp=addr)
+    fcntl.ioctl(fd, SG_IO, h)
+    return h.status, sense.raw[:h.sb_len_wr], h
+
+
+def sgio(fd, cdb, din=0, dout=None, timeout_ms=60000):
+    """One SG_IO: data-out bytes dout, or din bytes of data-in, or no
+    data; returns (status, sense bytes, data-in bytes, hdr)."""
+    if dout is not None:
+        buf = ctypes.create_string_buffer(bytes(dout), len(dout))
+        d, n = SG_DXFER_TO_DEV, len(dout)
+    elif din:
+        buf = ctypes.create_string_buffer(din)
+        d, n = SG_DXFER_FROM_DEV, din
+    else:
+        buf, d, n = None, SG_DXFER_NONE, 0
+    addr = None if buf is None else ctypes.addressof(buf)
+    st, sense, h = sg_io(fd, cdb, d, addr, n, timeout_ms)
+    data = buf.raw[:din - h.resid] if din else b""
+    return st, sense, data, h
+
+
+def kcq(sense):
+    """(key, asc, ascq) of fixed or descriptor sense data."""
+    if not sense:
+        return None
+    if sense[0] & 0x7f in (0x72, 0x73):
+        return sense[1] & 0xf, sense[2], sense[3]
+    assert sense[0] & 0x7f in (0x70, 0x71), sense.hex()
+    return sense[2] & 0xf, sense[12], sense[13]
+
+
+def sg_raw(dev, cdb, rlen=0, data=None):
+    """Run sg_raw; returns (status text, (key, asc, ascq) or None, data)."""
+    args = ["sg_raw", "-v"]
+    out = "/tmp/sg_raw.out"
+    if rlen:
+        args += ["-r", str(rlen), "-o", out]
+    if data is not None:
+        with open("/tmp/sg_raw.in", "wb") as f:
+            f.write(data)
+        args += ["-s", str(len(data)), "-i", "/tmp/sg_raw.in"]
+    if os.path.exists(out):
+        os.unlink(out)
+    p = run(args + [dev] + ["%02x" % b for b in cdb], check=False,
+            timeout=120)
+    text = p.stdout + p.stderr
+    m = re.search(r"SCSI Status: (.+?)\s*$", text, re.M)
+    assert m, text
+    sense = None
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        if "Raw sense data" in ln:
+            hx = []
+            for h in lines[i + 1:]:
+                if not re.fullmatch(r"\s+(?:[0-9a-f]{2}\s*)+", h):
+                    break
+                hx += h.split()
+            sense = kcq(bytes.fromhex("".join(hx)))
+            break
+    got = b""
+    if rlen and os.path.exists(out):
+        with open(out, "rb") as f:
+            got = f.read()
+    return m.group(1), sense, got
+
+
+def tool(*args):
+    """Run an sg3_utils (or other) tool that must succeed; its output."""
+    p = run(list(args), timeout=120)
+    return p.stdout + p.stderr
+
+
+def field(text, name):
+    """The value after "name=" or "name:" in a tool's output."""
+    m = re.search(r"\b%s[=:]\s*(\S+)" % re.escape(name), text)
+    assert m, "%s not in:\n%s" % (name, text)
+    return m.group(1)
+
+
+def tur(dev, tries=4):
+    """TEST UNIT READY until GOOD, consuming unit attentions (such as
+    REPORTED LUNS DATA HAS CHANGED after another LUN came or went)."""
+    for _ in range(tries):
+        st, sense, _ = sg_raw(dev, [0, 0, 0, 0, 0, 0])
+        if st == "Good":
+            return
+        assert sense and sense[0] == 6, (dev, st, sense)
+    raise AssertionError("%s: unit attentions do not stop" % dev)
+
+
+ILLEGAL_OPCODE = (0x5, 0x20, 0x00)
+INVALID_FIELD = (0x5, 0x24, 0x00)
+LBA_RANGE = (0x5, 0x21, 0x00)
+SPACE_ALLOC_FAILED = (0x7, 0x27, 0x07)
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["clean"]:
-        tcmx_clean()
+        unload(stack="tcmx")
     elif sys.argv[1:] == ["clean-intree"]:
-        intree_clean()
+        unload(stack="lio")
     else:
         sys.exit("usage: tcmxlib.py clean|clean-intree")

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Module life cycle: load order, dependencies, coexistence with the
-in-tree LIO (only one stack can own configfs target/), modinfo."""
+in-tree LIO (only one stack can own configfs target/), modinfo, module
+parameters and what they set. These load tcmx whatever the stack under
+test."""
 import os
 import re
 
 import pytest
 
-from tcmxlib import KO, KVER, MODULES, PROJ, T, load, loaded, run, unload
+from tcmxlib import (KO, KVER, MODULES, PROJ, T, hctl, load, loaded, rd, run,
+                     unload)
 
 OWNED = "configfs target/ is owned by another target stack " \
         "(target_core_mod?); unload it first"
@@ -147,3 +150,20 @@ def test_loop_bad_params_refused(dmesg, params, msg):
     # nothing left half-way: it loads fine afterwards
     load("tcmx_loop")
     assert loop_param("can_queue") >= 256
+
+
+@pytest.mark.tcmx_only
+def test_queue_depths_from_params(scsi_lun):
+    """The host and the LUN use tcmx_loop's can_queue and cmd_per_lun."""
+    def num(path):
+        return int(rd(path).strip())
+    params = "/sys/module/tcmx_loop/parameters/"
+    h = hctl(scsi_lun["tpg"], 0)
+    sdev = "/sys/class/scsi_device/%s/device/" % h
+    host = "host" + h.split(":")[0]
+    assert num("/sys/class/scsi_host/%s/can_queue" % host) == \
+        num(params + "can_queue")
+    assert num(sdev + "queue_depth") == num(params + "cmd_per_lun")
+    # one blk-mq hardware queue per CPU
+    blk = os.path.basename(scsi_lun["dev"])
+    assert len(os.listdir("/sys/block/%s/mq" % blk)) == os.cpu_count()

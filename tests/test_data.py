@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 3: data integrity (dd, fio --verify on 8 LUNs), sparse memory,
-the memory refusal and the 27/07 DATA PROTECT path."""
+"""Data through a ramdisk LUN: integrity (dd, fio --verify on 8 LUNs),
+sparse memory, the memory refusal, the 27/07 DATA PROTECT path and the
+backend's deferred allocation path."""
 import errno
 import hashlib
 import json
 import os
 
-from lunlib import (GiB, clean, MiB, SPACE_ALLOC_FAILED, Kmsg, disk, err_of,
-                    kcq, link_lun, lun_env, meminfo, mk_rd, mk_target, rd,
-                    run, setup_luns, sg_raw, sgio, sha, tcmx_only, wr, T)
+import pytest
 
-assert lun_env
+from tcmxlib import (GiB, MiB, SPACE_ALLOC_FAILED, T, Kmsg, clean, disk,
+                     err_of, kcq, link_lun, meminfo, mk_rd, mk_target, rd,
+                     run, setup_luns, sg_raw, sgio, sha, wr)
 
 
-def test_zeroes_and_checksum(lun_env):
+def test_zeroes_and_checksum(stack):
     tpg, _ = setup_luns(1, GiB)
     dev = disk(tpg, 0)
     zero = hashlib.sha256(bytes(4 * MiB)).hexdigest()
@@ -54,7 +55,7 @@ def fio(devs, extra):
     return jobs
 
 
-def test_fio_verify_8_luns(lun_env):
+def test_fio_verify_8_luns(stack):
     n = 8
     tpg, _ = setup_luns(n, 64 * MiB)
     devs = [disk(tpg, i) for i in range(n)]
@@ -64,8 +65,8 @@ def test_fio_verify_8_luns(lun_env):
         assert j["read"]["io_bytes"] == 16 * MiB, j["jobname"]
 
 
-@tcmx_only
-def test_too_big_refused_unless_overcommit(lun_env):
+@pytest.mark.tcmx_only
+def test_too_big_refused_unless_overcommit(stack):
     total = meminfo("MemTotal")
     hba = T + "/core/rd_mcp_0"
     so = hba + "/big"
@@ -84,8 +85,8 @@ def test_too_big_refused_unless_overcommit(lun_env):
     assert "PAGES/PAGE_SIZE: %d*4096" % (2 * total // 4096) in flat
 
 
-@tcmx_only
-def test_space_allocation_failed(lun_env):
+@pytest.mark.tcmx_only
+def test_space_allocation_failed(stack, dmesg):
     """Writing past the memory of the machine: 07/27/07, no OOM."""
     total = meminfo("MemTotal")
     start = meminfo()
@@ -129,7 +130,7 @@ def test_space_allocation_failed(lun_env):
         run(["true"])
     finally:
         os.close(fd)
-    oom = [l for l in lun_env.lines() if "oom" in l.lower() or
+    oom = [l for l in dmesg.lines() if "oom" in l.lower() or
            "Out of memory" in l or "page allocation failure" in l]
     assert not oom, oom
     # memory comes back when the LUN goes
@@ -166,8 +167,8 @@ def traced_calls(fn, action):
     return n
 
 
-@tcmx_only
-def test_alloc_in_worker(lun_env):
+@pytest.mark.tcmx_only
+def test_alloc_in_worker(stack):
     """tcmx_rd alloc_in_worker=1 sends every write that needs a new page to
     the backend's worker (the path a failed inline allocation takes): the
     core completes those commands later, data verifies, LUNs unlink."""

@@ -1,23 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 3: saveconfig of 32 LUNs, clearconfig, restoreconfig: the same
+"""targetcli saveconfig of 32 LUNs, clearconfig, restoreconfig: the same
 tree comes back (targetcli ls and the JSON); sizes, serials and
 attributes survive, ramdisk data need not."""
 import json
 import os
 import re
 
-from lunlib import (GiB, LOOP, MiB, STACK, T, disk, link_lun, lun_env,
-                    meminfo,
-                    mk_rd, mk_target, rd, run, sg_raw, tcli, tree_text, tur, wr)
-
-assert lun_env
+from tcmxlib import (GiB, LOOP, MiB, STACK, T, disk, link_lun, meminfo,
+                     mk_rd, mk_target, rd, run, sg_raw, tcli, tree_text, tur,
+                     wr)
 # the in-tree rd_mcp allocates every page up front: keep LIO small
 SIZE = GiB if STACK == "tcmx" else 16 * MiB
 N = 32
 SAVE = "/tmp/lun-save"
 
 
-def test_save_clear_restore_32(lun_env):
+def test_save_clear_restore_32(stack):
     run("echo 3 > /proc/sys/vm/drop_caches")
     mem0 = meminfo()
     tpg = mk_target()
@@ -35,7 +33,7 @@ def test_save_clear_restore_32(lun_env):
     link_lun(tpg2, 100, last)
     dev0 = disk(tpg, 0)
     if STACK == "tcmx":
-        # 32 LUNs of 1 GiB cost almost nothing until written (issue 3)
+        # 32 LUNs of 1 GiB cost almost nothing until written
         run("sync; echo 3 > /proc/sys/vm/drop_caches")
         mem1 = meminfo()
         assert mem0 - mem1 < 256 * MiB, (mem0, mem1)

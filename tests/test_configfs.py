@@ -1,25 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 3: the LUN flows by plain configfs writes, the tree's contents,
-modes and formats, and the error paths of bad configfs writes."""
+"""The configfs tree by plain writes: a LUN made and removed the way
+rtslib does it, the tree's contents, modes and formats, and the error
+paths of bad configfs writes."""
 import errno
 import os
 import re
 import stat
 
-from lunlib import (GiB, LOOP, MiB, PAGE, T, Kmsg, disk, err_of,
-                    hctl, link_lun, lun_env, mk_rd, mk_target, new_wwn, rd,
-                    run, scsi_present, sd_attached, tcmx_only, tur, unlink_lun, wr,
-                    BAD_SD)
+import pytest
 
-assert lun_env
+from tcmxlib import (BAD_SD, GiB, LOOP, MiB, PAGE, T, Kmsg, disk, err_of,
+                     hctl, link_lun, mk_rd, mk_target, new_wwn, rd, run,
+                     scsi_present, sd_attached, tur, unlink_lun, wr)
 
 
 def mode(path):
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-def test_shell_flow(lun_env):
-    """The issue's targetcli flow done by shell writes: a clean sdX."""
+def test_shell_flow(stack, dmesg):
+    """targetcli's create flow done by shell writes: a clean sdX."""
     so = mk_rd("r0", GiB)
     info = rd(so + "/info")
     assert re.search(r"Status: DEACTIVATED", info)
@@ -32,8 +32,8 @@ def test_shell_flow(lun_env):
     with open("/sys/block/%s/size" % name) as f:
         assert int(f.read()) * 512 == GiB
     # the sd driver attached it cleanly
-    sdmsg = sd_attached(lun_env, dev)
-    sdmsg += [l for l in lun_env.lines() if hctl(tpg, 0) in l]
+    sdmsg = sd_attached(dmesg, dev)
+    sdmsg += [l for l in dmesg.lines() if hctl(tpg, 0) in l]
     bad = [l for l in sdmsg if BAD_SD.search(l)]
     assert not bad, bad
     # data goes through the page cache too
@@ -48,7 +48,7 @@ def test_shell_flow(lun_env):
     assert "Status: DEACTIVATED" in rd(so + "/info")
 
 
-def test_tree_and_modes(lun_env):
+def test_tree_and_modes(stack):
     """Files of the contract exist with the in-tree modes and formats."""
     so = mk_rd("r0", 64 * MiB)
     tpg = mk_target()
@@ -124,7 +124,7 @@ def test_tree_and_modes(lun_env):
         "loopback/%s/tpgt_1/lun_0" % os.path.basename(os.path.dirname(tpg))
 
 
-def test_info_format(lun_env):
+def test_info_format(stack):
     """info: the keys rtslib parses, nullio and page counts exact."""
     so = mk_rd("r0", 256 * MiB)
     nul = mk_rd("n0", 16 * MiB, nullio=True)
@@ -139,7 +139,7 @@ def test_info_format(lun_env):
         "%d*%d" % (16 * MiB // PAGE, PAGE)
 
 
-def test_scsi_host_per_wwn_target_per_tpg(lun_env):
+def test_scsi_host_per_wwn_target_per_tpg(stack):
     so = [mk_rd("r%d" % i, 16 * MiB) for i in range(3)]
     t1 = mk_target()
     t2 = mk_target()
@@ -153,7 +153,7 @@ def test_scsi_host_per_wwn_target_per_tpg(lun_env):
     disk(t1, 0), disk(t1, 5), disk(t2, 0)
 
 
-def test_nexus_lifecycle(lun_env):
+def test_nexus_lifecycle(stack):
     """nexus: set by the write, NULL refused while linked, dropped with
     the TPG (the SCSI devices go away)."""
     so = mk_rd("r0", 16 * MiB)
@@ -177,7 +177,7 @@ def test_nexus_lifecycle(lun_env):
     os.rmdir("%s/%s" % (LOOP, wwn))
 
 
-def test_transport_status(lun_env):
+def test_transport_status(stack):
     so = mk_rd("r0", 16 * MiB)
     tpg = mk_target()
     link_lun(tpg, 0, so)
@@ -196,7 +196,7 @@ def state(path):
     return {f: rd(path + "/" + f) for f in ("info", "enable")}
 
 
-def test_bad_control_writes(lun_env):
+def test_bad_control_writes(stack):
     hba = T + "/core/rd_mcp_0"
     os.makedirs(hba + "/r0")
     so = hba + "/r0"
@@ -211,8 +211,8 @@ def test_bad_control_writes(lun_env):
     assert state(so) == before
 
 
-@tcmx_only
-def test_bad_control_tokens(lun_env):
+@pytest.mark.tcmx_only
+def test_bad_control_tokens(stack):
     """In-tree ignores these silently; the project demands an errno."""
     os.makedirs(T + "/core/rd_mcp_0/r0")
     so = T + "/core/rd_mcp_0/r0"
@@ -232,7 +232,7 @@ def test_bad_control_tokens(lun_env):
     assert state(so) == before
 
 
-def test_bad_attrib_writes(lun_env):
+def test_bad_attrib_writes(stack):
     so = mk_rd("r0", 16 * MiB)
     a = so + "/attrib/"
     for bad in ("3", "0", "513", "abc", "-512"):
@@ -254,7 +254,7 @@ def test_bad_attrib_writes(lun_env):
     assert rd(so + "/wwn/vpd_unit_serial") == serial
 
 
-def test_bad_fabric_writes(lun_env):
+def test_bad_fabric_writes(stack):
     so = mk_rd("r0", 16 * MiB)
     os.makedirs(T + "/core/rd_mcp_9/off")    # never enabled
     wwn = new_wwn()
@@ -294,8 +294,8 @@ def test_bad_fabric_writes(lun_env):
     assert err_of(os.mkdir, "%s/%s/tpgt_99999" % (LOOP, wwn)) != 0
 
 
-@tcmx_only
-def test_bad_lun_index_and_iscsi(lun_env):
+@pytest.mark.tcmx_only
+def test_bad_lun_index_and_iscsi(stack):
     """lun_99999 is refused (rtslib allows 0..65535); the iscsi dir
     exists with discovery_auth but creating a target fails clearly."""
     tpg = mk_target()
@@ -319,7 +319,7 @@ def test_bad_lun_index_and_iscsi(lun_env):
     assert len(k.lines()) >= 3, k.lines()
 
 
-def test_rmdir_refusals(lun_env):
+def test_rmdir_refusals(stack):
     """configfs refuses removing what is still in use; state intact."""
     so = mk_rd("r0", 16 * MiB)
     tpg = mk_target()

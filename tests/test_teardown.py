@@ -1,18 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 3: teardown in every order configfs allows, rmmod refused while
-a LUN is linked, then rmmod of all three modules."""
+"""Teardown in every order configfs allows, rmmod refused while a LUN
+is linked, then rmmod of the whole stack."""
 import errno
 import glob
 import os
 import subprocess
 import time
 
-from lunlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
-                    Kmsg, disk, err_of, hctl, link_lun, load_stack, lun_env,
-                    mk_rd, mk_target, modules, rd, run, scsi_present, sha,
-                    tur, unlink_lun, unload_stack)
-
-assert lun_env
+from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
+                     Kmsg, disk, err_of, hctl, link_lun, load, mk_rd,
+                     mk_target, modules, rd, run, scsi_present, sha, tur,
+                     unlink_lun, unload)
 
 
 def host_of(tpg):
@@ -25,7 +23,7 @@ def gone(tpg, luns, host):
     assert not os.path.exists(host), host
 
 
-def test_lun_first(lun_env):
+def test_lun_first(stack):
     so = mk_rd("r0", 16 * MiB)
     tpg = mk_target()
     lun = link_lun(tpg, 0, so)
@@ -40,7 +38,7 @@ def test_lun_first(lun_env):
     assert not glob.glob(T + "/core/rd_mcp_*")
 
 
-def test_backstore_first(lun_env):
+def test_backstore_first(stack):
     """Unlink, remove the device and its HBA, then the fabric side."""
     so = mk_rd("r0", 16 * MiB)
     tpg = mk_target()
@@ -67,7 +65,7 @@ def test_backstore_first(lun_env):
     gone(tpg, [h], host)
 
 
-def test_shared_device_two_tpgs(lun_env):
+def test_shared_device_two_tpgs(stack):
     """One device behind two TPGs of one WWN and a second WWN."""
     so = mk_rd("r0", 16 * MiB)
     t1 = mk_target(tag=1)
@@ -100,7 +98,7 @@ def test_shared_device_two_tpgs(lun_env):
     os.rmdir(os.path.dirname(t1))
 
 
-def test_many_luns_reverse(lun_env):
+def test_many_luns_reverse(stack):
     tpg = mk_target()
     sos = [mk_rd("r%d" % i, 4 * MiB) for i in range(6)]
     luns = [link_lun(tpg, i * 3, so) for i, so in enumerate(sos)]
@@ -121,7 +119,7 @@ def test_many_luns_reverse(lun_env):
     gone(tpg, hs, host)
 
 
-def test_fabric_dir(lun_env):
+def test_fabric_dir(stack):
     tpg = mk_target()
     assert err_of(os.rmdir, LOOP) in (errno.ENOTEMPTY, errno.EBUSY)
     os.rmdir(tpg)
@@ -142,7 +140,7 @@ def pattern_4m(i):
                % (i, 4 * MiB)).stdout.split()[0]
 
 
-def test_lun_lookup_paths_and_unlink_under_io(lun_env):
+def test_lun_lookup_paths_and_unlink_under_io(stack):
     """LUNs 0..255 are found in the TPG's array, higher ones in its xarray:
     data written to each reads back from the same LUN only; then a LUN is
     unlinked while fio runs on it and on another, which keeps its data."""
@@ -176,7 +174,7 @@ def test_lun_lookup_paths_and_unlink_under_io(lun_env):
 
 
 def test_rmmod_refused_then_unload_all():
-    load_stack()
+    load()
     k = Kmsg()
     so = mk_rd("r0", 16 * MiB)
     tpg = mk_target()
@@ -191,7 +189,8 @@ def test_rmmod_refused_then_unload_all():
     p = run("dd if=%s bs=512 count=1 iflag=direct status=none | head -c 5"
             % dev)
     assert p.stdout == "alive"
-    left = unload_stack()
+    unload()
+    left = modules()
     for m in LOAD:
         assert m not in left
     assert not os.path.exists(T)

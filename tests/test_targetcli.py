@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 3: the user's flows with the unmodified Debian targetcli."""
+"""The user's flows with the unmodified Debian targetcli: create, ls,
+saveconfig JSON, deletes, refused commands."""
 import json
 import os
 import re
 
-from lunlib import (BAD_SD, GiB, LOOP, MiB, STACK, T, disk, hctl, lun_env,
-                    rd, run, sd_attached, tcli, tcli_ok, tree_text)
-
-assert lun_env
+from tcmxlib import (BAD_SD, GiB, LOOP, MiB, STACK, T, disk, hctl, rd, run,
+                     sd_attached, tcli, tcli_ok, tree_text)
 WWN = "naa.5001405000000001"
 TPG = "%s/%s/tpgt_1" % (LOOP, WWN)
 SAVE = "/tmp/lun-tcli"
@@ -21,7 +20,7 @@ def node(tree, name):
     raise AssertionError("%s not in\n%s" % (name, "\n".join(tree)))
 
 
-def test_create_flow(lun_env):
+def test_create_flow(stack, dmesg):
     out = tcli_ok("/backstores/ramdisk create name=r0 size=1G",
                   "/loopback create " + WWN,
                   "/loopback/%s/luns create /backstores/ramdisk/r0" % WWN,
@@ -57,8 +56,8 @@ def test_create_flow(lun_env):
     name = os.path.basename(dev)
     assert int(rd("/sys/block/%s/size" % name)) * 512 == GiB
     assert rd("/sys/block/%s/device/model" % name).strip() == "r0"
-    sd = sd_attached(lun_env, dev)
-    sd += [l for l in lun_env.lines() if hctl(TPG, 0) in l]
+    sd = sd_attached(dmesg, dev)
+    sd += [l for l in dmesg.lines() if hctl(TPG, 0) in l]
     assert not [l for l in sd if BAD_SD.search(l)], sd
     run("head -c %d /dev/urandom > /tmp/pat" % (8 * MiB))
     run("dd if=/tmp/pat of=%s bs=1M oflag=direct status=none" % dev)
@@ -67,7 +66,7 @@ def test_create_flow(lun_env):
     assert got == run("sha256sum /tmp/pat").stdout.split()[0]
 
 
-def test_more_flows_and_deletes(lun_env):
+def test_more_flows_and_deletes(stack):
     cmds = ["/backstores/ramdisk create name=r0 size=64M",
             "/backstores/ramdisk create name=r1 size=16M nullio=true",
             "/loopback create " + WWN,
@@ -132,4 +131,3 @@ def test_more_flows_and_deletes(lun_env):
     if iscsi:
         assert not [e for e in os.listdir(T + "/iscsi") if
                     e.startswith("iqn.")]
-
