@@ -6,10 +6,10 @@ names the device and the file, and leaves the value as it was."""
 import errno
 import os
 
-from lunlib import (MiB, Kmsg, disk, err_of, link_lun, lun_env, mk_rd,
-                    mk_target, rd, tcmx_only, wr)
+import pytest
 
-assert lun_env
+from tcmxlib import (MiB, Kmsg, disk, err_of, link_lun, mk_rd,
+                    mk_target, rd, wr)
 
 
 def refused(so, f, value, err):
@@ -24,8 +24,8 @@ def refused(so, f, value, err):
     assert "r0: " in said[0] and f in said[0], (f, value, said)
 
 
-@tcmx_only
-def test_busy_while_exported(lun_env):
+@pytest.mark.tcmx_only
+def test_busy_while_exported(stack):
     """In-tree LIO says EINVAL here; tcmx says EBUSY everywhere."""
     so = mk_rd("r0", 16 * MiB)
     tpg = mk_target()
@@ -47,8 +47,8 @@ def test_busy_while_exported(lun_env):
     assert rd(so + "/attrib/emulate_write_cache") == "1\n"
 
 
-@tcmx_only
-def test_bad_values(lun_env):
+@pytest.mark.tcmx_only
+def test_bad_values(stack):
     so = mk_rd("r0", 16 * MiB)
     for f, value in (("attrib/block_size", "1000"),
                      ("attrib/block_size", "8192"),
@@ -80,8 +80,8 @@ def test_bad_values(lun_env):
         rd(so + "/attrib/hw_max_sectors")
 
 
-@tcmx_only
-def test_text_and_group_fields(lun_env):
+@pytest.mark.tcmx_only
+def test_text_and_group_fields(stack):
     """The shapes of fields one mechanism serves: stripped text, bits,
     numbers shown by name, u8 and u32 numbers."""
     so = mk_rd("r0", 16 * MiB)

@@ -8,10 +8,8 @@ import os
 import re
 import stat
 
-from lunlib import (MiB, disk, err_of, link_lun, lun_env, mk_rd, mk_target,
+from tcmxlib import (MiB, disk, err_of, link_lun, mk_rd, mk_target,
                     rd, run)
-
-assert lun_env
 
 DEV_TABLES = {
     "scsi_dev": "inst indx role ports",
@@ -75,7 +73,7 @@ def dd(args):
     run("dd %s status=none" % args)
 
 
-def test_statistics_formats(lun_env):
+def test_statistics_formats(stack):
     """File names, modes and the static fields' formats, both tables."""
     so = mk_rd("r0", 64 * MiB)
     check_tree(so, DEV_TABLES)
@@ -160,7 +158,7 @@ def test_statistics_formats(lun_env):
     assert dev_stat(so, "scsi_dev", "ports") == "2\n"
 
 
-def test_statistics_counters(lun_env):
+def test_statistics_counters(stack):
     """Read 5 MiB and write 3 MiB in 1 MiB direct I/Os: mbytes deltas are
     exact, command deltas at least the number of I/Os, on the device and
     on the LUN."""
@@ -186,7 +184,7 @@ def test_statistics_counters(lun_env):
     assert all(x >= y for x, y in zip(d2, l2)), (d2, l2)
 
 
-def test_statistics_unlinked_lun(lun_env):
+def test_statistics_unlinked_lun(stack):
     """Every file of an unlinked LUN's tables fails with ENODEV, before the
     first link and after an unlink; the device keeps its counts."""
     so = mk_rd("r0", 64 * MiB)
@@ -225,7 +223,7 @@ def test_statistics_unlinked_lun(lun_env):
     assert again[0] > after[0] and again[1] >= after[1] + 1, (after, again)
 
 
-def test_statistics_two_luns_one_device(lun_env):
+def test_statistics_two_luns_one_device(stack):
     """A device exported by two LUNs counts both; unlinking one of them
     takes nothing away from the device."""
     so = mk_rd("r0", 64 * MiB)
