@@ -14,7 +14,8 @@
 
 #include <linux/cache.h>
 #include <linux/kernel.h>
-#if __has_include("linux/unaligned.h")	/* moved there in 6.12 */
+#include <linux/version.h>
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>

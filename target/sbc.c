@@ -10,7 +10,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
-#if __has_include("linux/unaligned.h")	/* moved there in 6.12 */
+#include <linux/version.h>
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
