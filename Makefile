@@ -4,18 +4,27 @@
 # .ko for several kernels coexist (6.1's kbuild cannot put external-module
 # output anywhere but M=). Tests and the demo run in a QEMU VM (tools/vm).
 #
-#   make [KVER=ver | KDIR=dir]   build (default: the VM's 6.1 kernel)
-#   make check [KVERS="6.1 6.12"] build + run tests/ in one VM per kernel
+#   make [KVER=ver | KDIR=dir]   build (default: the VM's 6.1 kernel);
+#                                 ver: a release or a tools/kver name (6.12-rt)
+#   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel
 #   make demo                     targetcli + fio on tcmx LUNs in the VM
+#   make install [KVER=ver...] [INTREE=1]   DKMS, as root (see README)
+#   make uninstall                remove all that make install put in place
+#   make sparse [KVER=ver]        the build under sparse (C=2): no warning
 #   make deps | checkpatch | clean | load | unload (load: on a real host)
 
 ifneq ($(KDIR),)
 KVER ?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 endif
+# make install's kernels: KVER as given, else the running kernel
+INSTALL_KVER := $(or $(KVER),$(shell uname -r))
+ifneq ($(filter command line environment,$(origin KVER)),)
+override KVER := $(or $(shell tools/kver $(KVER) 2>/dev/null),$(KVER))
+endif
 KVER ?= $(shell tools/kver 6.1 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
-KVERS ?= 6.1 6.12
+KVERS ?= 6.1 6.12 6.1-rt 6.12-rt
 W ?= 1
 
 MODDIRS := target rd_mcp loopback
@@ -38,6 +47,22 @@ modules:
 	 else cp -pu --parents $(SRCS) $(B)/; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B) W=$(W) \
 		CONFIG_DEBUG_INFO_BTF_MODULES= modules
+
+# sparse (Debian's sparse package) on every file, quiet or it fails:
+# C=2 checks all sources even when their objects are up to date
+sparse:
+	@command -v sparse >/dev/null || tools/deps
+	@mkdir -p $(B)
+	@$(MAKE) -s --no-print-directory modules C=2 2>&1 | tee $(B)/sparse.log
+	@! grep -qE 'warning:|error:' $(B)/sparse.log
+
+# As root: DKMS build + install for the running kernel or KVER (several
+# allowed), modprobe.d redirect unless INTREE=1. See tools/install.
+install:
+	@tools/install $(if $(filter-out 0,$(INTREE)),--intree) $(INSTALL_KVER)
+
+uninstall:
+	@tools/uninstall
 
 deps:
 	@tools/deps
@@ -84,4 +109,5 @@ clean:
 	  -o -name modules.order -o -name Module.symvers \) -print0 | \
 	  xargs -0 rm -f
 
-.PHONY: all modules deps check demo bench checkpatch load unload clean
+.PHONY: all modules sparse install uninstall deps check demo bench \
+	checkpatch load unload clean
