@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-import lunlib
+import tcmxlib
 from tcmxlib import KVER, T, loaded, run
 
 UPDATES = "/lib/modules/%s/updates/dkms" % KVER
@@ -70,10 +70,10 @@ def test_targetcli_saveconfig_then_boot_restore(dmesg):
     target_core_mod); saveconfig; everything unloaded (a reboot);
     what rtslib-fb-targetctl.service runs at boot brings it back;
     fio writes and verifies the restored LUN."""
-    lunlib.env_setup()
+    tcmxlib.env_setup()
     assert not os.path.exists(T)
-    wwn = lunlib.new_wwn()
-    lunlib.tcli_ok("/backstores/ramdisk create name=inst0 size=64M",
+    wwn = tcmxlib.new_wwn()
+    tcmxlib.tcli_ok("/backstores/ramdisk create name=inst0 size=64M",
                    "/loopback create %s" % wwn,
                    "/loopback/%s/luns create /backstores/ramdisk/inst0" % wwn,
                    "saveconfig")
@@ -83,7 +83,7 @@ def test_targetcli_saveconfig_then_boot_restore(dmesg):
         saved = f.read()
     assert wwn in saved and '"inst0"' in saved
 
-    lunlib.unload_stack()
+    tcmxlib.unload(stack="tcmx")
     assert not os.path.exists(T) and not loaded("tcmx_core")
 
     # rtslib-fb-targetctl.service: ExecStart= lines, as at boot
@@ -91,7 +91,7 @@ def test_targetcli_saveconfig_then_boot_restore(dmesg):
     assert loaded("tcmx_core") and not loaded("target_core_mod")
     tpg = "%s/loopback/%s/tpgt_1" % (T, wwn)
     assert os.path.islink(glob.glob(tpg + "/lun/lun_0/*")[0])
-    dev = lunlib.disk(tpg, 0)
+    dev = tcmxlib.disk(tpg, 0)
     run(["fio", "--name=verify", "--filename=" + dev, "--direct=1",
          "--ioengine=libaio", "--iodepth=16", "--rw=randwrite", "--bs=4k",
          "--size=32M", "--verify=crc32c", "--do_verify=1",
