@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcmx_core: the attrib/, wwn/ and pr/ directories of a device
- * (core/<plugin>_<id>/<name>/...) and the device's default attributes;
- * the one mechanism for configfs files backed by a field with a rule
- * (struct tcmx_cfs_attr, device.h), which alua.c uses too; and
- * tcmx_cfs_strip() (tcmx_core.h), the text of any configfs write.
+ * (core/<plugin>_<id>/<name>/...) and the device's default attributes,
+ * most of them files of the one mechanism (struct tcmx_cfs_attr,
+ * cfs_attr.c).
  * Every store takes dev->lock; values that initiators or the fast path
  * depend on are refused with EBUSY while a LUN exports the device.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -20,222 +18,6 @@
 #define TCMX_DEFAULT_QUEUE_DEPTH	128
 /* U32_MAX rounded down to a whole page of 512-byte sectors, as LIO shows */
 #define TCMX_DEFAULT_MAX_SECTORS	(U32_MAX & ~7U)
-
-/* ------------------------------------------------------------------ */
-/* the text of a configfs write (tcmx_core.h)                         */
-/* ------------------------------------------------------------------ */
-
-int tcmx_cfs_strip(const char *page, size_t count, size_t max,
-		   unsigned int flags, const char **s, size_t *len)
-{
-	size_t i, n = count;
-
-	if (flags & TCMX_STRIP_SPACE) {
-		while (n && isspace(page[n - 1]))
-			n--;
-		while (n && isspace(*page)) {
-			page++;
-			n--;
-		}
-	} else if (n && page[n - 1] == '\n') {
-		n--;
-	}
-	*s = page;
-	*len = n;
-	if (n > max || memchr(page, '\0', n))
-		return -EINVAL;
-	if (flags & TCMX_STRIP_ASCII)
-		for (i = 0; i < n; i++)
-			if ((u8)page[i] < 0x20 || (u8)page[i] > 0x7e)
-				return -EINVAL;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* files backed by a field with a rule (device.h)                     */
-/* ------------------------------------------------------------------ */
-
-/* The object @a's field is in, and the device it belongs to. */
-static char *tcmx_cfs_home(struct config_item *item,
-			   const struct tcmx_cfs_attr *a,
-			   struct tcmx_dev **devp)
-{
-	struct tcmx_tg_pt_gp *gp;
-
-	switch (a->home) {
-	case TCMX_CFS_IN_WWN:
-		*devp = TCMX_DEV_OF(item, wwn_group);
-		return (char *)&(*devp)->t10;
-	case TCMX_CFS_IN_GP:
-		gp = container_of(to_config_group(item), struct tcmx_tg_pt_gp,
-				  group);
-		*devp = gp->dev;
-		return (char *)gp;
-	default:
-		*devp = TCMX_DEV_OF(item, attrib_group);
-		return (char *)&(*devp)->attrib;
-	}
-}
-
-/* The one error line of a refused write: "<dev>: <dir>/<file>: ...". */
-static __printf(4, 5)
-void tcmx_cfs_err(struct config_item *item, const struct tcmx_cfs_attr *a,
-		  struct tcmx_dev *dev, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_err("%s: %s%s/%s: %pV\n", tcmx_dev_name(dev),
-	       a->home == TCMX_CFS_IN_GP ? "alua/" : "",
-	       config_item_name(item), a->attr.ca_name, &vaf);
-	va_end(args);
-}
-
-static u32 tcmx_cfs_get(const char *field, const struct tcmx_cfs_attr *a)
-{
-	return a->size == 1 ? READ_ONCE(*(const u8 *)field) :
-			      READ_ONCE(*(const u32 *)field);
-}
-
-static void tcmx_cfs_set(char *field, const struct tcmx_cfs_attr *a, u32 val)
-{
-	if (a->size == 1)
-		WRITE_ONCE(*(u8 *)field, val);
-	else
-		WRITE_ONCE(*(u32 *)field, val);
-}
-
-ssize_t tcmx_cfs_show(struct config_item *item, char *page,
-		      const struct tcmx_cfs_attr *a)
-{
-	struct tcmx_dev *dev;
-	char *field;
-	ssize_t ret;
-	u32 val;
-
-	if (a->kind == TCMX_CFS_CONST)
-		return sysfs_emit(page, "%s\n", a->text);
-	field = tcmx_cfs_home(item, a, &dev) + a->off;
-	if (a->kind == TCMX_CFS_TEXT) {
-		mutex_lock(&dev->lock);
-		ret = sysfs_emit(page, "%s%s\n", a->text ?: "", field);
-		mutex_unlock(&dev->lock);
-		return ret;
-	}
-	val = tcmx_cfs_get(field, a);
-	if (a->kind == TCMX_CFS_BIT)
-		val = !!(val & a->bit);
-	if (a->kind == TCMX_CFS_NAME)
-		return sysfs_emit(page, "%s\n",
-				  val <= a->max ? a->names[val] : "Unknown");
-	return sysfs_emit(page, "%u\n", val);
-}
-
-/* dev->lock held: -EBUSY, said once, if a LUN exports the device. */
-static int tcmx_cfs_idle(struct config_item *item,
-			 const struct tcmx_cfs_attr *a, struct tcmx_dev *dev)
-{
-	if (!dev->export_count)
-		return 0;
-	tcmx_cfs_err(item, a, dev, "cannot change while exported by %d LUN(s)",
-		     dev->export_count);
-	return -EBUSY;
-}
-
-static ssize_t tcmx_cfs_store_text(struct config_item *item,
-				   const struct tcmx_cfs_attr *a,
-				   struct tcmx_dev *dev, char *field,
-				   const char *page, size_t count)
-{
-	const char *s;
-	size_t len;
-	int ret;
-
-	if (tcmx_cfs_strip(page, count, a->size - 1,
-			   TCMX_STRIP_SPACE | TCMX_STRIP_ASCII, &s, &len)) {
-		tcmx_cfs_err(item, a, dev,
-			     "need at most %u printable ASCII characters",
-			     a->size - 1);
-		return -EINVAL;
-	}
-	mutex_lock(&dev->lock);
-	ret = a->flags & TCMX_CFS_IDLE ? tcmx_cfs_idle(item, a, dev) : 0;
-	if (!ret) {
-		memcpy(field, s, len);
-		field[len] = '\0';
-	}
-	mutex_unlock(&dev->lock);
-	return ret ?: count;
-}
-
-/* Side effects of a new device attribute value; dev->lock held. */
-static void tcmx_da_apply(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a)
-{
-	struct tcmx_dev_attrib *da = &dev->attrib;
-
-	if (a->off == offsetof(struct tcmx_dev_attrib, block_size)) {
-		dev->block_size = da->block_size;
-		dev->block_shift = ilog2(da->block_size);
-		if (dev->enabled)
-			dev->nr_blocks = dev->size_bytes >> dev->block_shift;
-	} else if (a->off == offsetof(struct tcmx_dev_attrib,
-				      emulate_model_alias)) {
-		strscpy(dev->t10.model, da->emulate_model_alias ?
-			tcmx_dev_name(dev) : dev->ops->product ?: "",
-			sizeof(dev->t10.model));
-	}
-}
-
-ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
-		       size_t count, const struct tcmx_cfs_attr *a)
-{
-	struct tcmx_dev *dev;
-	const char *s;
-	char *field;
-	u32 val, max;
-	size_t len;
-	int ret = 0;
-
-	field = tcmx_cfs_home(item, a, &dev) + a->off;
-	if (a->kind == TCMX_CFS_TEXT)
-		return tcmx_cfs_store_text(item, a, dev, field, page, count);
-	if (kstrtou32(page, 0, &val)) {
-		tcmx_cfs_strip(page, count, count, 0, &s, &len);
-		tcmx_cfs_err(item, a, dev, "'%.*s' is not an unsigned number",
-			     (int)len, s);
-		return -EINVAL;
-	}
-
-	mutex_lock(&dev->lock);
-	max = a->kind == TCMX_CFS_BIT ? 1 : a->max;
-	if (a->flags & TCMX_CFS_HWQD)
-		max = dev->attrib.hw_queue_depth;
-	if (a->flags & TCMX_CFS_CLAMP)
-		val = min(val, dev->attrib.hw_max_sectors);
-	if (val < a->min || val > max ||
-	    (a->flags & TCMX_CFS_POW2 && !is_power_of_2(val))) {
-		tcmx_cfs_err(item, a, dev, "%u is not allowed (%u..%u%s)", val,
-			     a->min, max,
-			     a->flags & TCMX_CFS_POW2 ? ", a power of 2" : "");
-		ret = -EINVAL;
-	} else if (a->kind == TCMX_CFS_BIT) {
-		tcmx_cfs_set(field, a, val ? tcmx_cfs_get(field, a) | a->bit :
-				       tcmx_cfs_get(field, a) & ~a->bit);
-	} else if (val != tcmx_cfs_get(field, a)) {
-		if (a->flags & TCMX_CFS_IDLE)
-			ret = tcmx_cfs_idle(item, a, dev);
-		if (!ret) {
-			tcmx_cfs_set(field, a, val);
-			if (a->home == TCMX_CFS_IN_ATTRIB)
-				tcmx_da_apply(dev, a);
-		}
-	}
-	mutex_unlock(&dev->lock);
-	return ret ?: count;
-}
 
 /* ------------------------------------------------------------------ */
 /* <dev>/attrib: the list in dev_attrib.h                             */
@@ -258,6 +40,25 @@ static struct configfs_attribute *tcmx_attrib_attrs[] = {
 	NULL,
 };
 
+/* Side effects of a new device attribute value (device.h). */
+void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
+			   const struct tcmx_cfs_attr *a)
+{
+	struct tcmx_dev_attrib *da = &dev->attrib;
+
+	if (a->off == offsetof(struct tcmx_dev_attrib, block_size)) {
+		dev->block_size = da->block_size;
+		dev->block_shift = ilog2(da->block_size);
+		if (dev->enabled)
+			dev->nr_blocks = dev->size_bytes >> dev->block_shift;
+	} else if (a->off == offsetof(struct tcmx_dev_attrib,
+				      emulate_model_alias)) {
+		strscpy(dev->t10.model, da->emulate_model_alias ?
+			tcmx_dev_name(dev) : dev->ops->product ?: "",
+			sizeof(dev->t10.model));
+	}
+}
+
 static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 {
 	const struct tcmx_backend_ops *ops = dev->ops;
@@ -268,7 +69,7 @@ static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 		const struct tcmx_cfs_attr *r =
 			container_of(*attr, struct tcmx_cfs_attr, attr);
 
-		tcmx_cfs_set((char *)a + r->off, r, r->def);
+		tcmx_cfs_set((char *)a, r, r->def);
 	}
 	a->hw_block_size = a->block_size;
 	a->hw_queue_depth = ops->hw_queue_depth ?: TCMX_DEFAULT_QUEUE_DEPTH;
@@ -300,7 +101,8 @@ static const struct config_item_type tcmx_attrib_type = {
  */
 #define TCMX_T10_TEXT(_member)						\
 	TCMX_CFS_FIELD(TCMX_CFS_IN_WWN, struct tcmx_t10_wwn, _member),	\
-	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_IDLE
+	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_IDLE,			\
+	.strip = TCMX_STRIP_SPACE | TCMX_STRIP_ASCII
 
 TCMX_CFS_ATTR(tcmx_wwn_, vendor_id, 0644, TCMX_T10_TEXT(vendor))
 TCMX_CFS_ATTR(tcmx_wwn_, product_id, 0644, TCMX_T10_TEXT(model))

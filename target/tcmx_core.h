@@ -12,6 +12,8 @@
  *   device.c     $T/core: backend registry, HBAs, devices (info, control,
  *                enable, udev_path, alias)
  *   dev_attrs.c  <dev>/attrib/, wwn/, pr/
+ *   cfs_attr.c   configfs files backed by a field with a rule, for all of
+ *                the above; the text of a configfs write
  *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
  *   transport.c  command life cycle: submit, complete, LUN lookup; the
  *                tracepoints (trace.h)
@@ -155,7 +157,7 @@ u8 tcmx_build_sense(u8 *buf, bool desc, enum tcmx_sense code,
 		    const struct tcmx_sense_extra *x);
 
 /*
- * dev_attrs.c: the text of a configfs write, for every store that takes
+ * cfs_attr.c: the text of a configfs write, for every store that takes
  * one.  configfs hands a store @count bytes at @page (NUL-terminated after
  * them).  tcmx_cfs_strip() sets *@s, *@len to that text without one
  * trailing newline, or with TCMX_STRIP_SPACE without all surrounding
@@ -163,12 +165,107 @@ u8 tcmx_build_sense(u8 *buf, bool desc, enum tcmx_sense code,
  * -EINVAL if the text is longer than @max bytes, holds a NUL, or with
  * TCMX_STRIP_ASCII anything but printable ASCII (0x20-0x7e); *@s and *@len
  * are set even then.  It prints nothing: the caller's one pr_err names the
- * device and the file.  Numbers need no stripping: kstrtou32() and the
+ * object and the file.  Numbers need no stripping: kstrtou32() and the
  * like accept one trailing newline.
  */
 #define TCMX_STRIP_SPACE	BIT(0)	/* all surrounding whitespace */
 #define TCMX_STRIP_ASCII	BIT(1)	/* printable ASCII only */
 int tcmx_cfs_strip(const char *page, size_t count, size_t max,
 		   unsigned int flags, const char **s, size_t *len);
+
+/*
+ * cfs_attr.c: a configfs file backed by a field with a rule, one struct
+ * tcmx_cfs_attr per file, declared by TCMX_CFS_ATTR(), and one show and
+ * one store for them all.  The field is found from the file's directory
+ * (@home) and an offset; its width is @size.  A store takes the home's
+ * lock (dev->lock; tcmx_cfs_mutex for a global), checks the rule and on a
+ * bad value returns -EINVAL (-EBUSY for TCMX_CFS_IDLE while a LUN exports
+ * the device) with one pr_err naming the object and the file, leaving the
+ * value as it was.  Files with rules of their own are plain
+ * CONFIGFS_ATTR()s.
+ */
+enum tcmx_cfs_home {
+	TCMX_CFS_IN_ATTRIB,	/* <dev>/attrib: dev->attrib */
+	TCMX_CFS_IN_WWN,	/* <dev>/wwn: dev->t10 */
+	TCMX_CFS_IN_GP,		/* <dev>/alua/<group>: the tcmx_tg_pt_gp */
+	TCMX_CFS_IN_DEV,	/* <dev>: the tcmx_dev */
+	TCMX_CFS_GLOBAL,	/* @global, one object for the directory */
+};
+
+enum tcmx_cfs_kind {
+	TCMX_CFS_NUM,		/* u8 or u32 in min..max, "%u\n" */
+	TCMX_CFS_BIT,		/* @bit of a u8: 0 or 1 */
+	TCMX_CFS_NAME,		/* u8 in 0..max, shown as names[value] */
+	TCMX_CFS_TEXT,		/* char[size], shown after @text; @strip */
+	TCMX_CFS_CONST,		/* @text, no field */
+};
+
+#define TCMX_CFS_RO	BIT(0)	/* read-only */
+#define TCMX_CFS_IDLE	BIT(1)	/* refused (-EBUSY) while exported */
+#define TCMX_CFS_POW2	BIT(2)	/* a power of two */
+#define TCMX_CFS_HWQD	BIT(3)	/* max is attrib.hw_queue_depth */
+#define TCMX_CFS_CLAMP	BIT(4)	/* lowered to attrib.hw_max_sectors */
+#define TCMX_CFS_NULL	BIT(5)	/* TEXT: "NULL" stores "" */
+#define TCMX_CFS_OPT	BIT(6)	/* TEXT: shows nothing while "" */
+/* IDLE, HWQD and CLAMP are for the homes in a device only. */
+
+struct tcmx_cfs_attr {
+	struct configfs_attribute	attr;
+	u8				home;	/* enum tcmx_cfs_home */
+	u8				kind;	/* enum tcmx_cfs_kind */
+	u8				flags;	/* TCMX_CFS_* */
+	u8				bit;	/* BIT */
+	u8				strip;	/* TEXT: TCMX_STRIP_* */
+	u16				off;	/* of the field in its home */
+	u16				size;	/* of the field */
+	u32				def, min, max;
+	const char			*text;	/* TEXT: prefix; CONST: text */
+	const char * const		*names;	/* NAME: max + 1 of them */
+	void				*global; /* GLOBAL: the object */
+};
+
+/* Where a field is: for the descriptor's initializer. */
+#define TCMX_CFS_FIELD(_home, _type, _member)				\
+	.home = _home, .off = offsetof(_type, _member),			\
+	.size = sizeof_field(_type, _member)
+#define TCMX_CFS_GLOBAL_FIELD(_obj, _member)				\
+	TCMX_CFS_FIELD(TCMX_CFS_GLOBAL, typeof(_obj), _member),		\
+	.global = &(_obj)
+
+ssize_t tcmx_cfs_show(struct config_item *item, char *page,
+		      const struct tcmx_cfs_attr *a);
+ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
+		       size_t count, const struct tcmx_cfs_attr *a);
+/* set @a's field in @home (its object) to @val */
+void tcmx_cfs_set(char *home, const struct tcmx_cfs_attr *a, u32 val);
+
+/*
+ * Declare the file _name, in C _pfx##_name (.attr for the directory's
+ * array), with mode _mode (0644, 0600 or 0444) and the descriptor's other
+ * fields as designated initializers.  It ends with a function: no ';'.
+ */
+#define TCMX_CFS_ATTR(_pfx, _name, _mode, ...)				\
+static ssize_t _pfx##_name##_show(struct config_item *item, char *page); \
+static ssize_t _pfx##_name##_store(struct config_item *item,		\
+				   const char *page, size_t count);	\
+static struct tcmx_cfs_attr _pfx##_name = {				\
+	.attr = {							\
+		.ca_name	= #_name,				\
+		.ca_owner	= THIS_MODULE,				\
+		.ca_mode	= _mode,				\
+		.show		= _pfx##_name##_show,			\
+		.store		= (_mode) & 0200 ? _pfx##_name##_store : NULL, \
+	},								\
+	__VA_ARGS__							\
+};									\
+static ssize_t _pfx##_name##_show(struct config_item *item, char *page) \
+{									\
+	return tcmx_cfs_show(item, page, &_pfx##_name);			\
+}									\
+static ssize_t _pfx##_name##_store(struct config_item *item,		\
+				   const char *page, size_t count)	\
+{									\
+	return tcmx_cfs_store(item, page, count, &_pfx##_name);		\
+}
 
 #endif /* TCMX_CORE_H */
