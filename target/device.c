@@ -225,75 +225,23 @@ out:
 }
 CONFIGFS_ATTR(tcmx_dev_, enable);
 
-static ssize_t tcmx_dev_show_string(struct tcmx_dev *dev, const char *s,
-				    char *page)
-{
-	ssize_t ret = 0;
+/*
+ * udev_path, alias: any text but NUL that fits, one newline dropped; shown
+ * as nothing while empty, as in-tree.
+ */
+#define TCMX_DEV_TEXT(_member)						\
+	TCMX_CFS_FIELD(TCMX_CFS_IN_DEV, struct tcmx_dev, _member),	\
+	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_OPT
 
-	mutex_lock(&dev->lock);
-	if (s[0])
-		ret = sysfs_emit(page, "%s\n", s);
-	mutex_unlock(&dev->lock);
-	return ret;
-}
-
-/* udev_path, alias: any text but NUL that fits, one newline dropped */
-static ssize_t tcmx_dev_store_string(struct tcmx_dev *dev, const char *attr,
-				     char *dst, size_t size,
-				     const char *page, size_t count)
-{
-	const char *s;
-	size_t len;
-
-	if (tcmx_cfs_strip(page, count, size - 1, 0, &s, &len)) {
-		pr_err("%s: %s: need at most %zu bytes, no NUL\n",
-		       tcmx_dev_name(dev), attr, size - 1);
-		return -EINVAL;
-	}
-	mutex_lock(&dev->lock);
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	mutex_unlock(&dev->lock);
-	return count;
-}
-
-static ssize_t tcmx_dev_udev_path_show(struct config_item *item, char *page)
-{
-	return tcmx_dev_show_string(to_dev(item), to_dev(item)->udev_path,
-				    page);
-}
-
-static ssize_t tcmx_dev_udev_path_store(struct config_item *item,
-					const char *page, size_t count)
-{
-	struct tcmx_dev *dev = to_dev(item);
-
-	return tcmx_dev_store_string(dev, "udev_path", dev->udev_path,
-				     sizeof(dev->udev_path), page, count);
-}
-CONFIGFS_ATTR(tcmx_dev_, udev_path);
-
-static ssize_t tcmx_dev_alias_show(struct config_item *item, char *page)
-{
-	return tcmx_dev_show_string(to_dev(item), to_dev(item)->alias, page);
-}
-
-static ssize_t tcmx_dev_alias_store(struct config_item *item,
-				    const char *page, size_t count)
-{
-	struct tcmx_dev *dev = to_dev(item);
-
-	return tcmx_dev_store_string(dev, "alias", dev->alias,
-				     sizeof(dev->alias), page, count);
-}
-CONFIGFS_ATTR(tcmx_dev_, alias);
+TCMX_CFS_ATTR(tcmx_dev_, udev_path, 0644, TCMX_DEV_TEXT(udev_path))
+TCMX_CFS_ATTR(tcmx_dev_, alias, 0644, TCMX_DEV_TEXT(alias))
 
 static struct configfs_attribute *tcmx_dev_attrs[] = {
 	&tcmx_dev_attr_info,
 	&tcmx_dev_attr_control,
 	&tcmx_dev_attr_enable,
-	&tcmx_dev_attr_udev_path,
-	&tcmx_dev_attr_alias,
+	&tcmx_dev_udev_path.attr,
+	&tcmx_dev_alias.attr,
 	NULL,
 };
 
