@@ -141,7 +141,7 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 }
 CONFIGFS_ATTR(tcmx_gp_, alua_access_state);
 
-/* The other files are fields of the group with a range (device.h). */
+/* The other files are fields of the group with a rule (cfs_attr.c). */
 #define TCMX_GP_FIELD(_member)						\
 	TCMX_CFS_FIELD(TCMX_CFS_IN_GP, struct tcmx_tg_pt_gp, _member)
 
@@ -150,25 +150,21 @@ TCMX_CFS_ATTR(tcmx_gp_, alua_access_status, 0644, TCMX_GP_FIELD(access_status),
 	      .names = tcmx_alua_status_names)
 TCMX_CFS_ATTR(tcmx_gp_, alua_access_type, 0644, TCMX_GP_FIELD(access_type),
 	      .kind = TCMX_CFS_NAME, .max = 3, .names = tcmx_alua_type_names)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_transitioning, 0644,
-	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
-	      .bit = TCMX_ALUA_SUP_TRANSITIONING)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_offline, 0644, TCMX_GP_FIELD(supported),
-	      .kind = TCMX_CFS_BIT, .bit = TCMX_ALUA_SUP_OFFLINE)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_lba_dependent, 0644,
-	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
-	      .bit = TCMX_ALUA_SUP_LBA_DEPENDENT)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_unavailable, 0644,
-	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
-	      .bit = TCMX_ALUA_SUP_UNAVAILABLE)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_standby, 0644, TCMX_GP_FIELD(supported),
-	      .kind = TCMX_CFS_BIT, .bit = TCMX_ALUA_SUP_STANDBY)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_active_nonoptimized, 0644,
-	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
-	      .bit = TCMX_ALUA_SUP_NONOPTIMIZED)
-TCMX_CFS_ATTR(tcmx_gp_, alua_support_active_optimized, 0644,
-	      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,
-	      .bit = TCMX_ALUA_SUP_OPTIMIZED)
+
+/* alua_support_<state>: one bit of the group's supported states */
+#define TCMX_GP_SUPPORT(_state, _bit)					\
+	TCMX_CFS_ATTR(tcmx_gp_, alua_support_##_state, 0644,		\
+		      TCMX_GP_FIELD(supported), .kind = TCMX_CFS_BIT,	\
+		      .bit = TCMX_ALUA_SUP_##_bit)
+
+TCMX_GP_SUPPORT(transitioning, TRANSITIONING)
+TCMX_GP_SUPPORT(offline, OFFLINE)
+TCMX_GP_SUPPORT(lba_dependent, LBA_DEPENDENT)
+TCMX_GP_SUPPORT(unavailable, UNAVAILABLE)
+TCMX_GP_SUPPORT(standby, STANDBY)
+TCMX_GP_SUPPORT(active_nonoptimized, NONOPTIMIZED)
+TCMX_GP_SUPPORT(active_optimized, OPTIMIZED)
+
 TCMX_CFS_ATTR(tcmx_gp_, alua_write_metadata, 0644,
 	      TCMX_GP_FIELD(write_metadata), .max = 1)
 TCMX_CFS_ATTR(tcmx_gp_, nonop_delay_msecs, 0644,
@@ -440,36 +436,47 @@ ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
 	return ret;
 }
 
+/* The group of @dev named @name (@len bytes), "NULL" for the default. */
+static struct tcmx_tg_pt_gp *tcmx_gp_find(struct tcmx_dev *dev,
+					  const char *name, size_t len)
+{
+	struct tcmx_tg_pt_gp *gp;
+
+	lockdep_assert_held(&dev->lock);
+	if (len == 4 && !memcmp(name, "NULL", 4))
+		return &dev->default_tg_pt_gp;
+	list_for_each_entry(gp, &dev->tg_pt_gps, node) {
+		const char *gp_name = config_item_name(&gp->group.cg_item);
+
+		if (strlen(gp_name) == len && !memcmp(gp_name, name, len))
+			return gp;
+	}
+	return NULL;
+}
+
 /* A group name of the LUN's device, or "NULL" for default_tg_pt_gp. */
 ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 				size_t count)
 {
-	struct tcmx_tg_pt_gp *gp, *new = NULL;
 	struct tcmx_dev *dev = lun->dev;
-	char buf[NAME_MAX + 2], *name;
+	struct tcmx_tg_pt_gp *new;
 	ssize_t ret = count;
+	const char *name;
+	size_t len;
 
-	if (count >= sizeof(buf)) {
-		pr_err("%s: alua_tg_pt_gp: group name too long\n",
-		       config_item_name(&lun->group.cg_item));
+	if (tcmx_cfs_strip(page, count, NAME_MAX, TCMX_STRIP_SPACE, &name,
+			   &len)) {
+		pr_err("%s: alua_tg_pt_gp: need a group name of at most %d bytes\n",
+		       config_item_name(&lun->group.cg_item), NAME_MAX);
 		return -EINVAL;
 	}
-	memcpy(buf, page, count);
-	buf[count] = '\0';
-	name = strim(buf);
 
 	mutex_lock(&dev->lock);
-	if (!strcmp(name, "NULL")) {
-		new = &dev->default_tg_pt_gp;
-	} else {
-		list_for_each_entry(gp, &dev->tg_pt_gps, node)
-			if (!strcmp(config_item_name(&gp->group.cg_item), name))
-				new = gp;
-	}
+	new = tcmx_gp_find(dev, name, len);
 	if (!new) {
-		pr_err("%s: alua_tg_pt_gp: device %s has no ALUA group '%s' with an ID\n",
+		pr_err("%s: alua_tg_pt_gp: device %s has no ALUA group '%.*s' with an ID\n",
 		       config_item_name(&lun->group.cg_item),
-		       tcmx_dev_name(dev), name);
+		       tcmx_dev_name(dev), (int)len, name);
 		ret = -EINVAL;
 	} else if (new != lun->tg_pt_gp) {
 		if (lun->tg_pt_gp)
