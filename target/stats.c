@@ -15,11 +15,13 @@
  *                                    write_mbytes read_mbytes hs_in_cmds
  *   <lun>/statistics/scsi_transport/ inst device indx dev_name proto_id
  *
- * Each table is a list of {name, show} rows.  Every show reads a snapshot
- * (struct tcmx_stat_view) taken by one of two functions: tcmx_dev_view()
- * under dev->lock, tcmx_lun_view() under tcmx_cfs_mutex, which fails with
- * -ENODEV while the LUN is not linked (as in-tree).  The snapshot holds
- * copies only, so nothing is used after the locks are dropped.
+ * Each table is a list of {name, field} rows.  Every file reads a snapshot
+ * (struct tcmx_stat_view) taken by one of two functions, as its table says:
+ * tcmx_dev_view() under dev->lock, tcmx_lun_view() under tcmx_cfs_mutex,
+ * which fails with -ENODEV while the LUN is not linked (as in-tree); one
+ * function, tcmx_stat_emit(), then shows the field of it in its format.
+ * The snapshot holds copies only, so nothing is used after the locks are
+ * dropped.
  *
  * A linked LUN counts per CPU (lun->stats, by the fast path); a device's
  * counters are the retired totals of the LUNs unlinked from it plus those of
@@ -117,364 +119,268 @@ static int tcmx_lun_view(struct config_item *table, struct tcmx_stat_view *v)
 	return dev ? 0 : -ENODEV;
 }
 
-static const char *tcmx_stat_fabric(const struct tcmx_stat_view *v)
-{
-	return v->lun->tpg->ops->name;
-}
-
-static const char *tcmx_stat_wwn(const struct tcmx_stat_view *v)
-{
-	return tcmx_wwn_name(v->lun->tpg->wwn);
-}
-
 /* ------------------------------------------------------------------ */
-/* device tables                                                      */
+/* the files: one field of a view each                                */
 /* ------------------------------------------------------------------ */
 
-static ssize_t tcmx_sd_inst(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%u\n", v.inst);
-}
-
-static ssize_t tcmx_sd_index(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%u\n", v.dev_index);
-}
-
-static ssize_t tcmx_sd_zero(struct config_item *item, char *page)
-{
-	return sysfs_emit(page, "0\n");
-}
-
-static ssize_t tcmx_sd_one(struct config_item *item, char *page)
-{
-	return sysfs_emit(page, "1\n");
-}
-
-static ssize_t tcmx_sd_role(struct config_item *item, char *page)
-{
-	return sysfs_emit(page, "Target\n");
-}
-
-static ssize_t tcmx_sd_ports(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%d\n", v.ports);
-}
-
-/* in-tree shows no newline here */
-static ssize_t tcmx_sd_tgt_status(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return strscpy(page, v.ports ? "activated" : "deactivated", PAGE_SIZE);
-}
-
-static ssize_t tcmx_sd_non_access_lus(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%d\n", !v.ports);
-}
-
-static ssize_t tcmx_sd_lu_name(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%s\n", v.t10.unit_serial[0] ?
-			  v.t10.unit_serial : "None");
-}
-
-/* vend, prod and rev are padded to their INQUIRY field widths */
-static ssize_t tcmx_sd_vend(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%-8s\n", v.t10.vendor);
-}
-
-static ssize_t tcmx_sd_prod(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%-16s\n", v.t10.model);
-}
-
-static ssize_t tcmx_sd_rev(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%-4s\n", v.t10.revision);
-}
-
-static ssize_t tcmx_sd_dev_type(struct config_item *item, char *page)
-{
-	return sysfs_emit(page, "%u\n", TYPE_DISK);	/* only SBC devices */
-}
-
-static ssize_t tcmx_sd_lu_status(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%s\n", v.ports ? "available" : "notavailable");
-}
-
-static ssize_t tcmx_sd_state_bit(struct config_item *item, char *page)
-{
-	return sysfs_emit(page, "exposed\n");
-}
-
-static ssize_t tcmx_sd_num_cmds(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%llu\n", v.sum.cmds);
-}
-
-static ssize_t tcmx_sd_read_mbytes(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%llu\n", v.sum.read_bytes >> 20);
-}
-
-static ssize_t tcmx_sd_write_mbytes(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%llu\n", v.sum.write_bytes >> 20);
-}
-
-/* hundredths of a second from boot to mkdir of the device, as a u32 */
-static ssize_t tcmx_sd_creation_time(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	tcmx_dev_view(item, &v);
-	return sysfs_emit(page, "%u\n",
-			  (u32)div_u64((v.created - INITIAL_JIFFIES) * 100, HZ));
-}
-
-/* ------------------------------------------------------------------ */
-/* LUN tables: all -ENODEV while the LUN is not linked                */
-/* ------------------------------------------------------------------ */
-
-static ssize_t tcmx_sl_inst(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "%u\n", v.inst);
-}
-
-static ssize_t tcmx_sl_dev(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "%u\n",
-						     v.dev_index);
-}
-
-static ssize_t tcmx_sl_rtpi(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "%u\n", v.rtpi);
-}
-
-static ssize_t tcmx_sl_zero(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "0\n");
-}
-
-static ssize_t tcmx_sl_role(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "Device%u\n",
-						     v.dev_index);
-}
-
-static ssize_t tcmx_sl_name(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?:
-		sysfs_emit(page, "%sPort#%u\n", tcmx_stat_fabric(&v), v.rtpi);
-}
-
-static ssize_t tcmx_sl_port_index(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?:
-		sysfs_emit(page, "%s+t+%u\n", tcmx_stat_wwn(&v),
-			   v.lun->tpg->tag);
-}
-
-static ssize_t tcmx_sl_in_cmds(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "%llu\n",
-						     v.sum.cmds);
-}
-
-/* in-tree shows these two as 32-bit numbers */
-static ssize_t tcmx_sl_write_mbytes(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?:
-		sysfs_emit(page, "%u\n", (u32)(v.sum.write_bytes >> 20));
-}
-
-static ssize_t tcmx_sl_read_mbytes(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?:
-		sysfs_emit(page, "%u\n", (u32)(v.sum.read_bytes >> 20));
-}
-
-static ssize_t tcmx_sl_device(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?:
-		sysfs_emit(page, "scsiTransport%s\n", tcmx_stat_fabric(&v));
-}
-
-/* the TPG's instance index: 1 for every TPG, as tcm_loop's */
-static ssize_t tcmx_sl_tpg_index(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?: sysfs_emit(page, "1\n");
-}
-
-static ssize_t tcmx_sl_dev_name(struct config_item *item, char *page)
-{
-	struct tcmx_stat_view v;
-
-	return tcmx_lun_view(item, &v) ?:
-		sysfs_emit(page, "%s+%s\n", tcmx_stat_wwn(&v),
-			   v.t10.unit_serial[0] ? v.t10.unit_serial :
-			   v.t10.vendor);
-}
+enum tcmx_stat_field {
+	TCMX_SF_ZERO,		/* counters tcmx does not keep */
+	TCMX_SF_ONE,
+	TCMX_SF_INST,
+	TCMX_SF_DEV,		/* the device's index */
+	TCMX_SF_RTPI,
+	TCMX_SF_TARGET,		/* scsi_dev/role */
+	TCMX_SF_PORTS,
+	TCMX_SF_TGT_STATUS,
+	TCMX_SF_NON_ACCESS,
+	TCMX_SF_LU_NAME,
+	TCMX_SF_VEND,
+	TCMX_SF_PROD,
+	TCMX_SF_REV,
+	TCMX_SF_DEV_TYPE,
+	TCMX_SF_LU_STATUS,
+	TCMX_SF_STATE_BIT,
+	TCMX_SF_CMDS,
+	TCMX_SF_READ_MB,
+	TCMX_SF_WRITE_MB,
+	TCMX_SF_READ_MB32,	/* in-tree shows LUN MiB as 32-bit numbers */
+	TCMX_SF_WRITE_MB32,
+	TCMX_SF_CREATED,
+	/* LUN views only */
+	TCMX_SF_DEVICE_ROLE,	/* scsi_port/role */
+	TCMX_SF_PORT_NAME,
+	TCMX_SF_PORT_INDEX,
+	TCMX_SF_TRANSPORT,
+	TCMX_SF_DEV_NAME,
+	TCMX_SF_PROTO_ID,
+};
 
 /* SCSI protocol identifier: loopback WWNs are naa., shown as SAS */
-static ssize_t tcmx_sl_proto_id(struct config_item *item, char *page)
+static u8 tcmx_proto_id(const char *fabric)
 {
-	struct tcmx_stat_view v;
-	u8 proto;
-
-	if (tcmx_lun_view(item, &v))
-		return -ENODEV;
-	proto = strcmp(tcmx_stat_fabric(&v), "iscsi") ? SCSI_PROTOCOL_SAS :
+	return strcmp(fabric, "iscsi") ? SCSI_PROTOCOL_SAS :
 		SCSI_PROTOCOL_ISCSI;
-	return sysfs_emit(page, "%u\n", proto);
 }
 
+/* Field @f of @v, in the in-tree format of the files that show it. */
+static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
+			      enum tcmx_stat_field f, char *page)
+{
+	const struct tcmx_t10_wwn *t10 = &v->t10;
+	const char *fabric = NULL, *wwn = NULL;
+
+	if (v->lun) {
+		fabric = v->lun->tpg->ops->name;
+		wwn = tcmx_wwn_name(v->lun->tpg->wwn);
+	}
+	switch (f) {
+	case TCMX_SF_ZERO:
+		return sysfs_emit(page, "0\n");
+	case TCMX_SF_ONE:
+		return sysfs_emit(page, "1\n");
+	case TCMX_SF_INST:
+		return sysfs_emit(page, "%u\n", v->inst);
+	case TCMX_SF_DEV:
+		return sysfs_emit(page, "%u\n", v->dev_index);
+	case TCMX_SF_RTPI:
+		return sysfs_emit(page, "%u\n", v->rtpi);
+	case TCMX_SF_TARGET:
+		return sysfs_emit(page, "Target\n");
+	case TCMX_SF_PORTS:
+		return sysfs_emit(page, "%d\n", v->ports);
+	case TCMX_SF_TGT_STATUS:	/* in-tree shows no newline here */
+		return strscpy(page, v->ports ? "activated" : "deactivated",
+			       PAGE_SIZE);
+	case TCMX_SF_NON_ACCESS:
+		return sysfs_emit(page, "%d\n", !v->ports);
+	case TCMX_SF_LU_NAME:
+		return sysfs_emit(page, "%s\n", t10->unit_serial[0] ?
+				  t10->unit_serial : "None");
+	/* vend, prod and rev are padded to their INQUIRY field widths */
+	case TCMX_SF_VEND:
+		return sysfs_emit(page, "%-8s\n", t10->vendor);
+	case TCMX_SF_PROD:
+		return sysfs_emit(page, "%-16s\n", t10->model);
+	case TCMX_SF_REV:
+		return sysfs_emit(page, "%-4s\n", t10->revision);
+	case TCMX_SF_DEV_TYPE:		/* only SBC devices */
+		return sysfs_emit(page, "%u\n", TYPE_DISK);
+	case TCMX_SF_LU_STATUS:
+		return sysfs_emit(page, "%s\n",
+				  v->ports ? "available" : "notavailable");
+	case TCMX_SF_STATE_BIT:
+		return sysfs_emit(page, "exposed\n");
+	case TCMX_SF_CMDS:
+		return sysfs_emit(page, "%llu\n", v->sum.cmds);
+	case TCMX_SF_READ_MB:
+		return sysfs_emit(page, "%llu\n", v->sum.read_bytes >> 20);
+	case TCMX_SF_WRITE_MB:
+		return sysfs_emit(page, "%llu\n", v->sum.write_bytes >> 20);
+	case TCMX_SF_READ_MB32:
+		return sysfs_emit(page, "%u\n", (u32)(v->sum.read_bytes >> 20));
+	case TCMX_SF_WRITE_MB32:
+		return sysfs_emit(page, "%u\n",
+				  (u32)(v->sum.write_bytes >> 20));
+	case TCMX_SF_CREATED:	/* hundredths of a second from boot, a u32 */
+		return sysfs_emit(page, "%u\n",
+				  (u32)div_u64((v->created - INITIAL_JIFFIES) *
+					       100, HZ));
+	case TCMX_SF_DEVICE_ROLE:
+		return sysfs_emit(page, "Device%u\n", v->dev_index);
+	case TCMX_SF_PORT_NAME:
+		return sysfs_emit(page, "%sPort#%u\n", fabric, v->rtpi);
+	case TCMX_SF_PORT_INDEX:
+		return sysfs_emit(page, "%s+t+%u\n", wwn, v->lun->tpg->tag);
+	case TCMX_SF_TRANSPORT:
+		return sysfs_emit(page, "scsiTransport%s\n", fabric);
+	case TCMX_SF_DEV_NAME:
+		return sysfs_emit(page, "%s+%s\n", wwn, t10->unit_serial[0] ?
+				  t10->unit_serial : t10->vendor);
+	case TCMX_SF_PROTO_ID:
+		return sysfs_emit(page, "%u\n", tcmx_proto_id(fabric));
+	}
+	return -EINVAL;
+}
+
+/* A table directory: <dev>/statistics/<name> or <lun>/statistics/<name>. */
+struct tcmx_stat_table {
+	const char		*name;
+	struct config_item_type	type;
+	bool			lun;	/* its view is tcmx_lun_view()'s */
+};
+
+/* Field @f of @table's view; -ENODEV while a LUN table's LUN is unlinked. */
+static ssize_t tcmx_stat_show(struct config_item *table, char *page,
+			      enum tcmx_stat_field f)
+{
+	const struct tcmx_stat_table *t =
+		container_of(table->ci_type, struct tcmx_stat_table, type);
+	struct tcmx_stat_view v;
+
+	if (!t->lun)
+		tcmx_dev_view(table, &v);
+	else if (tcmx_lun_view(table, &v))
+		return -ENODEV;
+	return tcmx_stat_emit(&v, f, page);
+}
+
+/* tcmx_stat_<field>(): the configfs show of the files that show a field */
+#define TCMX_STAT_SHOW(_field, _sf)					\
+static ssize_t tcmx_stat_##_field(struct config_item *item, char *page) \
+{									\
+	return tcmx_stat_show(item, page, TCMX_SF_##_sf);		\
+}
+
+TCMX_STAT_SHOW(zero, ZERO)
+TCMX_STAT_SHOW(one, ONE)
+TCMX_STAT_SHOW(inst, INST)
+TCMX_STAT_SHOW(dev, DEV)
+TCMX_STAT_SHOW(rtpi, RTPI)
+TCMX_STAT_SHOW(target, TARGET)
+TCMX_STAT_SHOW(ports, PORTS)
+TCMX_STAT_SHOW(tgt_status, TGT_STATUS)
+TCMX_STAT_SHOW(non_access, NON_ACCESS)
+TCMX_STAT_SHOW(lu_name, LU_NAME)
+TCMX_STAT_SHOW(vend, VEND)
+TCMX_STAT_SHOW(prod, PROD)
+TCMX_STAT_SHOW(rev, REV)
+TCMX_STAT_SHOW(dev_type, DEV_TYPE)
+TCMX_STAT_SHOW(lu_status, LU_STATUS)
+TCMX_STAT_SHOW(state_bit, STATE_BIT)
+TCMX_STAT_SHOW(cmds, CMDS)
+TCMX_STAT_SHOW(read_mb, READ_MB)
+TCMX_STAT_SHOW(write_mb, WRITE_MB)
+TCMX_STAT_SHOW(read_mb32, READ_MB32)
+TCMX_STAT_SHOW(write_mb32, WRITE_MB32)
+TCMX_STAT_SHOW(created, CREATED)
+TCMX_STAT_SHOW(device_role, DEVICE_ROLE)
+TCMX_STAT_SHOW(port_name, PORT_NAME)
+TCMX_STAT_SHOW(port_index, PORT_INDEX)
+TCMX_STAT_SHOW(transport, TRANSPORT)
+TCMX_STAT_SHOW(dev_name, DEV_NAME)
+TCMX_STAT_SHOW(proto_id, PROTO_ID)
+
 /* ------------------------------------------------------------------ */
-/* the tables and their directories                                   */
+/* the tables and their directories: rows {file name, field}          */
 /* ------------------------------------------------------------------ */
 
-#define TCMX_STAT_FILE(_name, _show)					\
+#define TCMX_STAT_FILE(_name, _field)					\
 	(&(struct configfs_attribute) {					\
 		.ca_name = _name, .ca_mode = 0444,			\
-		.ca_owner = THIS_MODULE, .show = _show,			\
+		.ca_owner = THIS_MODULE, .show = tcmx_stat_##_field,	\
 	})
 
 static struct configfs_attribute *tcmx_scsi_dev_attrs[] = {
-	TCMX_STAT_FILE("inst", tcmx_sd_inst),
-	TCMX_STAT_FILE("indx", tcmx_sd_index),
-	TCMX_STAT_FILE("role", tcmx_sd_role),
-	TCMX_STAT_FILE("ports", tcmx_sd_ports),
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("indx", dev),
+	TCMX_STAT_FILE("role", target),
+	TCMX_STAT_FILE("ports", ports),
 	NULL,
 };
 
 static struct configfs_attribute *tcmx_scsi_tgt_dev_attrs[] = {
-	TCMX_STAT_FILE("inst", tcmx_sd_inst),
-	TCMX_STAT_FILE("indx", tcmx_sd_index),
-	TCMX_STAT_FILE("num_lus", tcmx_sd_one),
-	TCMX_STAT_FILE("status", tcmx_sd_tgt_status),
-	TCMX_STAT_FILE("non_access_lus", tcmx_sd_non_access_lus),
-	TCMX_STAT_FILE("resets", tcmx_sd_zero),
-	TCMX_STAT_FILE("aborts_complete", tcmx_sd_zero),
-	TCMX_STAT_FILE("aborts_no_task", tcmx_sd_zero),
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("indx", dev),
+	TCMX_STAT_FILE("num_lus", one),
+	TCMX_STAT_FILE("status", tgt_status),
+	TCMX_STAT_FILE("non_access_lus", non_access),
+	TCMX_STAT_FILE("resets", zero),
+	TCMX_STAT_FILE("aborts_complete", zero),
+	TCMX_STAT_FILE("aborts_no_task", zero),
 	NULL,
 };
 
 static struct configfs_attribute *tcmx_scsi_lu_attrs[] = {
-	TCMX_STAT_FILE("inst", tcmx_sd_inst),
-	TCMX_STAT_FILE("dev", tcmx_sd_index),
-	TCMX_STAT_FILE("indx", tcmx_sd_one),
-	TCMX_STAT_FILE("lun", tcmx_sd_zero),
-	TCMX_STAT_FILE("lu_name", tcmx_sd_lu_name),
-	TCMX_STAT_FILE("vend", tcmx_sd_vend),
-	TCMX_STAT_FILE("prod", tcmx_sd_prod),
-	TCMX_STAT_FILE("rev", tcmx_sd_rev),
-	TCMX_STAT_FILE("dev_type", tcmx_sd_dev_type),
-	TCMX_STAT_FILE("status", tcmx_sd_lu_status),
-	TCMX_STAT_FILE("state_bit", tcmx_sd_state_bit),
-	TCMX_STAT_FILE("num_cmds", tcmx_sd_num_cmds),
-	TCMX_STAT_FILE("read_mbytes", tcmx_sd_read_mbytes),
-	TCMX_STAT_FILE("write_mbytes", tcmx_sd_write_mbytes),
-	TCMX_STAT_FILE("resets", tcmx_sd_zero),
-	TCMX_STAT_FILE("full_stat", tcmx_sd_zero),
-	TCMX_STAT_FILE("hs_num_cmds", tcmx_sd_zero),
-	TCMX_STAT_FILE("creation_time", tcmx_sd_creation_time),
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("dev", dev),
+	TCMX_STAT_FILE("indx", one),
+	TCMX_STAT_FILE("lun", zero),
+	TCMX_STAT_FILE("lu_name", lu_name),
+	TCMX_STAT_FILE("vend", vend),
+	TCMX_STAT_FILE("prod", prod),
+	TCMX_STAT_FILE("rev", rev),
+	TCMX_STAT_FILE("dev_type", dev_type),
+	TCMX_STAT_FILE("status", lu_status),
+	TCMX_STAT_FILE("state_bit", state_bit),
+	TCMX_STAT_FILE("num_cmds", cmds),
+	TCMX_STAT_FILE("read_mbytes", read_mb),
+	TCMX_STAT_FILE("write_mbytes", write_mb),
+	TCMX_STAT_FILE("resets", zero),
+	TCMX_STAT_FILE("full_stat", zero),
+	TCMX_STAT_FILE("hs_num_cmds", zero),
+	TCMX_STAT_FILE("creation_time", created),
 	NULL,
 };
 
 static struct configfs_attribute *tcmx_scsi_port_attrs[] = {
-	TCMX_STAT_FILE("inst", tcmx_sl_inst),
-	TCMX_STAT_FILE("dev", tcmx_sl_dev),
-	TCMX_STAT_FILE("indx", tcmx_sl_rtpi),
-	TCMX_STAT_FILE("role", tcmx_sl_role),
-	TCMX_STAT_FILE("busy_count", tcmx_sl_zero),
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("dev", dev),
+	TCMX_STAT_FILE("indx", rtpi),
+	TCMX_STAT_FILE("role", device_role),
+	TCMX_STAT_FILE("busy_count", zero),
 	NULL,
 };
 
 static struct configfs_attribute *tcmx_scsi_tgt_port_attrs[] = {
-	TCMX_STAT_FILE("inst", tcmx_sl_inst),
-	TCMX_STAT_FILE("dev", tcmx_sl_dev),
-	TCMX_STAT_FILE("indx", tcmx_sl_rtpi),
-	TCMX_STAT_FILE("name", tcmx_sl_name),
-	TCMX_STAT_FILE("port_index", tcmx_sl_port_index),
-	TCMX_STAT_FILE("in_cmds", tcmx_sl_in_cmds),
-	TCMX_STAT_FILE("write_mbytes", tcmx_sl_write_mbytes),
-	TCMX_STAT_FILE("read_mbytes", tcmx_sl_read_mbytes),
-	TCMX_STAT_FILE("hs_in_cmds", tcmx_sl_zero),
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("dev", dev),
+	TCMX_STAT_FILE("indx", rtpi),
+	TCMX_STAT_FILE("name", port_name),
+	TCMX_STAT_FILE("port_index", port_index),
+	TCMX_STAT_FILE("in_cmds", cmds),
+	TCMX_STAT_FILE("write_mbytes", write_mb32),
+	TCMX_STAT_FILE("read_mbytes", read_mb32),
+	TCMX_STAT_FILE("hs_in_cmds", zero),
 	NULL,
 };
 
+/* the TPG's instance index (indx) is 1 for every TPG, as tcm_loop's */
 static struct configfs_attribute *tcmx_scsi_transport_attrs[] = {
-	TCMX_STAT_FILE("inst", tcmx_sl_inst),
-	TCMX_STAT_FILE("device", tcmx_sl_device),
-	TCMX_STAT_FILE("indx", tcmx_sl_tpg_index),
-	TCMX_STAT_FILE("dev_name", tcmx_sl_dev_name),
-	TCMX_STAT_FILE("proto_id", tcmx_sl_proto_id),
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("device", transport),
+	TCMX_STAT_FILE("indx", one),
+	TCMX_STAT_FILE("dev_name", dev_name),
+	TCMX_STAT_FILE("proto_id", proto_id),
 	NULL,
 };
 
@@ -508,21 +414,18 @@ static const struct config_item_type tcmx_stats_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-#define TCMX_STAT_TABLE(_name, _attrs)					\
+#define TCMX_STAT_TABLE(_name, _attrs, _lun)				\
 	{ _name, { .ct_group_ops = &tcmx_stats_table_ops,		\
-		   .ct_attrs = _attrs, .ct_owner = THIS_MODULE } }
+		   .ct_attrs = _attrs, .ct_owner = THIS_MODULE }, _lun }
 
-static const struct tcmx_stat_table {
-	const char		*name;
-	struct config_item_type	type;
-} tcmx_dev_tables[] = {
-	TCMX_STAT_TABLE("scsi_dev", tcmx_scsi_dev_attrs),
-	TCMX_STAT_TABLE("scsi_tgt_dev", tcmx_scsi_tgt_dev_attrs),
-	TCMX_STAT_TABLE("scsi_lu", tcmx_scsi_lu_attrs),
+static const struct tcmx_stat_table tcmx_dev_tables[] = {
+	TCMX_STAT_TABLE("scsi_dev", tcmx_scsi_dev_attrs, false),
+	TCMX_STAT_TABLE("scsi_tgt_dev", tcmx_scsi_tgt_dev_attrs, false),
+	TCMX_STAT_TABLE("scsi_lu", tcmx_scsi_lu_attrs, false),
 }, tcmx_lun_tables[] = {
-	TCMX_STAT_TABLE("scsi_port", tcmx_scsi_port_attrs),
-	TCMX_STAT_TABLE("scsi_tgt_port", tcmx_scsi_tgt_port_attrs),
-	TCMX_STAT_TABLE("scsi_transport", tcmx_scsi_transport_attrs),
+	TCMX_STAT_TABLE("scsi_port", tcmx_scsi_port_attrs, true),
+	TCMX_STAT_TABLE("scsi_tgt_port", tcmx_scsi_tgt_port_attrs, true),
+	TCMX_STAT_TABLE("scsi_transport", tcmx_scsi_transport_attrs, true),
 };
 
 static void tcmx_stats_add_groups(struct tcmx_stat_groups *sg,
