@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tcmxlib import (MiB, Kmsg, disk, err_of, link_lun, mk_rd,
+from tcmxlib import (MiB, Kmsg, T, disk, err_of, link_lun, mk_rd,
                     mk_target, rd, wr)
 
 
@@ -118,4 +118,83 @@ def test_text_and_group_fields(stack):
     wr(g + "trans_delay_msecs", "30000")
     assert rd(g + "preferred") == "1\n"
     assert rd(g + "trans_delay_msecs") == "30000\n"
+    os.rmdir(so + "/alua/g1")
+
+
+def said_once(k, who, f):
+    """Exactly one tcmx_core line since k, naming who and f."""
+    said = [ln for ln in k.lines() if "tcmx_core: " in ln]
+    assert len(said) == 1, (f, said)
+    assert who in said[0] and f in said[0], (f, said)
+
+
+@pytest.mark.tcmx_only
+def test_device_text_files(stack):
+    """udev_path and alias: nothing shown while empty, one newline
+    dropped, any byte but NUL."""
+    so = mk_rd("r0", 16 * MiB)
+    for f in ("udev_path", "alias"):
+        assert rd(so + "/" + f) == ""
+        wr(so + "/" + f, "x" * 255 + "\n")
+        assert rd(so + "/" + f) == "x" * 255 + "\n"
+        wr(so + "/" + f, "\ta b\n\n")
+        assert rd(so + "/" + f) == "\ta b\n\n"
+        wr(so + "/" + f, "\n")
+        assert rd(so + "/" + f) == ""
+
+
+@pytest.mark.tcmx_only
+def test_iscsi_discovery_auth(stack):
+    """The one mechanism with a global home: modes, "NULL" clears a
+    string, 0/1 for the bools, 255 bytes at most, one line per refusal."""
+    isc = T + "/iscsi"
+    if not os.path.isdir(isc):
+        os.mkdir(isc)
+    d = isc + "/discovery_auth/"
+    for f, m in (("enforce_discovery_auth", 0o644),
+                 ("authenticate_target", 0o644),
+                 ("userid", 0o644), ("password", 0o600),
+                 ("userid_mutual", 0o644), ("password_mutual", 0o600)):
+        assert os.stat(d + f).st_mode & 0o777 == m, f
+    for f in ("enforce_discovery_auth", "authenticate_target"):
+        assert rd(d + f) == "0\n"
+        wr(d + f, "1\n")
+        assert rd(d + f) == "1\n"
+        for value in ("2", "-1", "yes"):
+            k = Kmsg()
+            assert err_of(wr, d + f, value) == errno.EINVAL, (f, value)
+            said_once(k, "iscsi: ", "discovery_auth/" + f)
+            assert rd(d + f) == "1\n"
+        wr(d + f, "0")
+        assert rd(d + f) == "0\n"
+    for f in ("userid", "password", "userid_mutual", "password_mutual"):
+        assert rd(d + f) == "\n"
+        wr(d + f, " u s\n")
+        assert rd(d + f) == " u s\n"
+        wr(d + f, "y" * 255)
+        for value in ("z" * 256, "a\0b"):
+            k = Kmsg()
+            assert err_of(wr, d + f, value) == errno.EINVAL, (f, value)
+            said_once(k, "iscsi: ", "discovery_auth/" + f)
+            assert rd(d + f) == "y" * 255 + "\n"
+        wr(d + f, "NULL\n")
+        assert rd(d + f) == "\n"
+
+
+@pytest.mark.tcmx_only
+def test_lun_alua_tg_pt_gp_name(stack):
+    """<lun>/alua_tg_pt_gp: the name with surrounding whitespace stripped;
+    an unknown name is refused with one line."""
+    so = mk_rd("r0", 16 * MiB)
+    os.mkdir(so + "/alua/g1")
+    wr(so + "/alua/g1/tg_pt_gp_id", "7")
+    tpg = mk_target()
+    lun = link_lun(tpg, 0, so)
+    wr(lun + "/alua_tg_pt_gp", "  g1 \n")
+    assert rd(lun + "/alua_tg_pt_gp").splitlines()[0].endswith("g1")
+    k = Kmsg()
+    assert err_of(wr, lun + "/alua_tg_pt_gp", "g") == errno.EINVAL
+    said_once(k, "lun_0: ", "alua_tg_pt_gp")
+    wr(lun + "/alua_tg_pt_gp", "NULL")
+    assert "default_tg_pt_gp" in rd(lun + "/alua_tg_pt_gp")
     os.rmdir(so + "/alua/g1")
