@@ -144,15 +144,14 @@ static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 CONFIGFS_ATTR(tcmx_wwn_, company_id);
 
 /* Fixed descriptive files, shown for completeness. */
-TCMX_CFS_ATTR(tcmx_wwn_, vpd_protocol_identifier, 0444, .kind = TCMX_CFS_CONST,
-	      .text = "T10 VPD Protocol Identifier: SAS Serial SCSI Protocol")
-TCMX_CFS_ATTR(tcmx_wwn_, vpd_assoc_logical_unit, 0444, .kind = TCMX_CFS_CONST,
-	      .text = "T10 VPD Identifier Association: addressed logical unit\nT10 VPD Identifier Type: NAA")
-TCMX_CFS_ATTR(tcmx_wwn_, vpd_assoc_target_port, 0444, .kind = TCMX_CFS_CONST,
-	      .text = "T10 VPD Identifier Association: target port\nT10 VPD Identifier Type: Relative target port")
-TCMX_CFS_ATTR(tcmx_wwn_, vpd_assoc_scsi_target_device, 0444,
-	      .kind = TCMX_CFS_CONST,
-	      .text = "T10 VPD Identifier Association: SCSI target device")
+TCMX_CFS_CONST_ATTR(tcmx_wwn_, vpd_protocol_identifier,
+		    "T10 VPD Protocol Identifier: SAS Serial SCSI Protocol")
+TCMX_CFS_CONST_ATTR(tcmx_wwn_, vpd_assoc_logical_unit,
+		    "T10 VPD Identifier Association: addressed logical unit\nT10 VPD Identifier Type: NAA")
+TCMX_CFS_CONST_ATTR(tcmx_wwn_, vpd_assoc_target_port,
+		    "T10 VPD Identifier Association: target port\nT10 VPD Identifier Type: Relative target port")
+TCMX_CFS_CONST_ATTR(tcmx_wwn_, vpd_assoc_scsi_target_device,
+		    "T10 VPD Identifier Association: SCSI target device")
 
 static struct configfs_attribute *tcmx_wwn_attrs[] = {
 	&tcmx_wwn_vendor_id.attr,
@@ -178,20 +177,14 @@ static const struct config_item_type tcmx_wwn_type = {
 
 #define TCMX_NO_HOLDER	"No SPC-3 reservation holder"
 
-TCMX_CFS_ATTR(tcmx_pr_, res_holder, 0444, .kind = TCMX_CFS_CONST,
-	      .text = TCMX_NO_HOLDER)
-TCMX_CFS_ATTR(tcmx_pr_, res_pr_all_tgt_pts, 0444, .kind = TCMX_CFS_CONST,
-	      .text = TCMX_NO_HOLDER)
-TCMX_CFS_ATTR(tcmx_pr_, res_pr_holder_tg_port, 0444, .kind = TCMX_CFS_CONST,
-	      .text = TCMX_NO_HOLDER)
-TCMX_CFS_ATTR(tcmx_pr_, res_pr_type, 0444, .kind = TCMX_CFS_CONST,
-	      .text = TCMX_NO_HOLDER)
-TCMX_CFS_ATTR(tcmx_pr_, res_pr_registered_i_pts, 0444, .kind = TCMX_CFS_CONST,
-	      .text = "SPC-3 PR registrations:\nNone")
-TCMX_CFS_ATTR(tcmx_pr_, res_pr_generation, 0444, .kind = TCMX_CFS_CONST,
-	      .text = "0x00000000")
-TCMX_CFS_ATTR(tcmx_pr_, res_aptpl_active, 0444, .kind = TCMX_CFS_CONST,
-	      .text = "APTPL Bit Status: Disabled")
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_holder, TCMX_NO_HOLDER)
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_all_tgt_pts, TCMX_NO_HOLDER)
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_holder_tg_port, TCMX_NO_HOLDER)
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_type, TCMX_NO_HOLDER)
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_registered_i_pts,
+		    "SPC-3 PR registrations:\nNone")
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_generation, "0x00000000")
+TCMX_CFS_CONST_ATTR(tcmx_pr_, res_aptpl_active, "APTPL Bit Status: Disabled")
 
 static ssize_t tcmx_pr_res_type_show(struct config_item *item, char *page)
 {

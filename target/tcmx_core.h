@@ -268,4 +268,8 @@ static ssize_t _pfx##_name##_store(struct config_item *item,		\
 	return tcmx_cfs_store(item, page, count, &_pfx##_name);		\
 }
 
+/* A read-only file showing _text and a newline. */
+#define TCMX_CFS_CONST_ATTR(_pfx, _name, _text)				\
+	TCMX_CFS_ATTR(_pfx, _name, 0444, .kind = TCMX_CFS_CONST, .text = _text)
+
 #endif /* TCMX_CORE_H */
