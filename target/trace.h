@@ -23,6 +23,16 @@
 	((cmd)->sense_len ? (cmd)->sense[((cmd)->sense[0] & 0x7f) == 0x72 ? \
 					 (desc_at) : (fixed_at)] : 0)
 
+/* what both command events record: where the command went, what it was */
+#define TCMX_TRACE_CMD_ASSIGN(cmd)					\
+	do {								\
+		__entry->lun = (cmd)->lun_id;				\
+		__entry->lba = (cmd)->lba;				\
+		__entry->blocks = (cmd)->nr_blocks;			\
+		__entry->tpg = (cmd)->tpg->tag;				\
+		__entry->opcode = (cmd)->cdb[0];			\
+	} while (0)
+
 TRACE_EVENT(tcmx_cmd_submit,
 	TP_PROTO(const struct tcmx_cmd *cmd),
 	TP_ARGS(cmd),
@@ -35,12 +45,8 @@ TRACE_EVENT(tcmx_cmd_submit,
 		__field(u8, opcode)
 	),
 	TP_fast_assign(
-		__entry->lun = cmd->lun_id;
-		__entry->lba = cmd->lba;
-		__entry->blocks = cmd->nr_blocks;
+		TCMX_TRACE_CMD_ASSIGN(cmd);
 		__entry->data_len = cmd->data_len;
-		__entry->tpg = cmd->tpg->tag;
-		__entry->opcode = cmd->cdb[0];
 	),
 	TP_printk("tpg=%u lun=%llu opcode=0x%02x lba=%llu blocks=%u data_len=%u",
 		  __entry->tpg, __entry->lun, __entry->opcode, __entry->lba,
@@ -64,13 +70,9 @@ TRACE_EVENT(tcmx_cmd_complete,
 		__field(u8, ascq)
 	),
 	TP_fast_assign(
-		__entry->lun = cmd->lun_id;
-		__entry->lba = cmd->lba;
+		TCMX_TRACE_CMD_ASSIGN(cmd);
 		__entry->latency_ns = latency_ns;
-		__entry->blocks = cmd->nr_blocks;
 		__entry->xfer_len = cmd->xfer_len;
-		__entry->tpg = cmd->tpg->tag;
-		__entry->opcode = cmd->cdb[0];
 		__entry->status = cmd->status;
 		__entry->key = TCMX_TRACE_KCQ(cmd, 2, 1) & 0x0f;
 		__entry->asc = TCMX_TRACE_KCQ(cmd, 12, 2);
