@@ -716,6 +716,8 @@ static int __init loop_init(void)
 	int ret;
 
 	BUILD_BUG_ON(TCMX_SENSE_BUFFER_LEN != SCSI_SENSE_BUFFERSIZE);
+	/* the core reads TCMX_CDB_MAX bytes of every CDB */
+	BUILD_BUG_ON(sizeof_field(struct scsi_cmnd, cmnd) < TCMX_CDB_MAX);
 	BUILD_BUG_ON(BLK_MQ_MAX_DEPTH > SHRT_MAX);
 
 	ret = loop_check_params();
