@@ -297,6 +297,31 @@ def test_bad_fabric_writes(stack):
 
 
 @pytest.mark.tcmx_only
+def test_only_canonical_indexes(stack):
+    """lun_07 or lun_+7 would be a second directory for lun_7's index, so
+    that one LUN hides the other: only the canonical spelling is made,
+    each refusal with one kernel log line; tpgt_ names likewise."""
+    tpg = mk_target()
+    os.mkdir(tpg + "/lun/lun_7")
+    for bad in ("lun_07", "lun_+7", "lun_ 7", "lun_7 ", "lun_0x7", "lun_"):
+        k = Kmsg()
+        assert err_of(os.mkdir, tpg + "/lun/" + bad) == errno.EINVAL, bad
+        lines = [ln for ln in k.lines() if "tcmx_core" in ln]
+        assert len(lines) == 1 and "without leading zeros" in lines[0], \
+            (bad, lines)
+        k.close()
+    assert os.listdir(tpg + "/lun") == ["lun_7"]
+    os.mkdir(tpg + "/lun/lun_0")
+    assert sorted(os.listdir(tpg + "/lun")) == ["lun_0", "lun_7"]
+    wwn = os.path.dirname(tpg)
+    assert err_of(os.mkdir, wwn + "/tpgt_01") == errno.EINVAL
+    assert sorted(os.listdir(wwn)) == ["fabric_statistics", "param",
+                                       "tpgt_1"]
+    for n in ("lun_0", "lun_7"):
+        os.rmdir(tpg + "/lun/" + n)
+
+
+@pytest.mark.tcmx_only
 def test_bad_lun_index_and_iscsi(stack):
     """lun_99999 is refused (rtslib allows 0..65535); the iscsi dir
     exists with discovery_auth but creating a target fails clearly."""
