@@ -335,11 +335,11 @@ static enum tcmx_status tcmx_report_opcodes(struct tcmx_cmd *cmd)
  * parameter data's first byte.
  */
 static const struct {
-	const char	*name;
+	enum tcmx_tmf	tmf;
 	u8		bit;
 } tcmx_tmfs[] = {
-	{ "ABORT TASK",		7 },	/* ATS */
-	{ "LOGICAL UNIT RESET",	3 },	/* LURS */
+	{ TCMX_TMF_ABORT_TASK,	7 },	/* ATS */
+	{ TCMX_TMF_LUN_RESET,	3 },	/* LURS */
 };
 
 #define RSTMF_LEN		4

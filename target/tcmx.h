@@ -61,12 +61,14 @@ enum tcmx_sense {
 	TCMX_SENSE_NR
 };
 
-/* Task management a fabric performs, as tracepoints and RSTMF name it. */
+/*
+ * Task management a fabric performs, as tcmx:tmr names it; RSTMF (cdb.c)
+ * reports the SCSI task management functions of these.
+ */
 enum tcmx_tmf {
 	TCMX_TMF_ABORT_TASK = 1,
 	TCMX_TMF_LUN_RESET,
-	TCMX_TMF_TARGET_RESET,
-	TCMX_TMF_NEXUS_LOSS,
+	TCMX_TMF_NEXUS_LOSS,	/* a host reset: every I_T nexus of the host */
 };
 
 struct tcmx_cmd;

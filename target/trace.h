@@ -107,7 +107,6 @@ TRACE_EVENT(tcmx_tmr,
 		  __print_symbolic(__entry->tmf,
 				   { TCMX_TMF_ABORT_TASK, "ABORT_TASK" },
 				   { TCMX_TMF_LUN_RESET, "LUN_RESET" },
-				   { TCMX_TMF_TARGET_RESET, "TARGET_RESET" },
 				   { TCMX_TMF_NEXUS_LOSS, "I_T_NEXUS_LOSS" }),
 		  __entry->result, __entry->latency_ns)
 );
