@@ -93,7 +93,7 @@ static enum tcmx_status tcmx_unknown_cdb(struct tcmx_cmd *cmd)
  * LBA and transfer length by CDB group (SBC-3 4.2.2 ff.).  Only READ(6)
  * and WRITE(6) carry an LBA in group 0; their length 0 means 256 blocks.
  */
-static void tcmx_cdb_lba(struct tcmx_cmd *cmd)
+void tcmx_cdb_lba(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 
@@ -153,6 +153,13 @@ enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd)
 
 	if (unlikely(!cmd->lun) && (!d || d->flags & TCMX_CMD_LUN))
 		return tcmx_sense(cmd, TCMX_SENSE_LUN_NOT_SUPPORTED);
+	/* one load while nothing is pending (gate.c) */
+	if (likely(dev) && unlikely(READ_ONCE(dev->gate))) {
+		enum tcmx_status status = tcmx_gate(cmd, d);
+
+		if (status != TCMX_GOOD)
+			return status;
+	}
 	if (unlikely(!d))
 		return tcmx_unknown_cdb(cmd);
 	cmd->desc = d;
@@ -233,7 +240,10 @@ static int __init tcmx_cdb_add(struct tcmx_cmd_desc *rows)
 int __init tcmx_cdb_init(void)
 {
 	return tcmx_cdb_add(tcmx_sbc_cmds) ?: tcmx_cdb_add(tcmx_spc_cmds) ?:
-	       tcmx_cdb_add(tcmx_cdb_cmds);
+	       tcmx_cdb_add(tcmx_cdb_cmds) ?: tcmx_cdb_add(tcmx_lbp_cmds) ?:
+	       tcmx_cdb_add(tcmx_integrity_cmds) ?:
+	       tcmx_cdb_add(tcmx_xcopy_cmds) ?:
+	       tcmx_cdb_add(tcmx_spc_misc_cmds);
 }
 
 /* ---- REPORT SUPPORTED OPERATION CODES (SPC-4 6.35) -------------------- */

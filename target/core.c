@@ -123,9 +123,12 @@ static int __init tcmx_core_init(void)
 	ret = tcmx_cdb_init();
 	if (ret)
 		return ret;
-	ret = tcmx_iscsi_init();
+	ret = tcmx_transport_init();
 	if (ret)
 		return ret;
+	ret = tcmx_iscsi_init();
+	if (ret)
+		goto out_transport;
 
 	config_group_init(&tcmx_subsys.su_group);
 	mutex_init(&tcmx_subsys.su_mutex);
@@ -151,6 +154,8 @@ out_core_dir:
 	tcmx_core_dir_exit();
 out_iscsi:
 	tcmx_iscsi_exit();
+out_transport:
+	tcmx_transport_exit();
 	return ret;
 }
 
@@ -159,6 +164,7 @@ static void __exit tcmx_core_exit(void)
 	configfs_unregister_subsystem(&tcmx_subsys);
 	tcmx_core_dir_exit();
 	tcmx_iscsi_exit();
+	tcmx_transport_exit();
 	pr_info("tcmx target core unloaded\n");
 }
 

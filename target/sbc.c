@@ -71,6 +71,7 @@ static enum tcmx_status sbc_sync_cache(struct tcmx_cmd *cmd)
 
 #define SBC_RW		(TCMX_CMD_LUN | TCMX_CMD_MEDIA | TCMX_CMD_LBA | TCMX_CMD_RW)
 #define SBC_RANGE	(TCMX_CMD_LUN | TCMX_CMD_MEDIA | TCMX_CMD_LBA)
+#define SBC_WR		(SBC_RW | TCMX_CMD_WRITE)
 
 /*
  * Byte 1 of READ and WRITE(10/12/16): RDPROTECT/WRPROTECT (bits 7-5) stay
@@ -82,7 +83,7 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	{ .opcode = READ_6, .len = 6, .dir = DMA_FROM_DEVICE, .flags = SBC_RW,
 	  .name = "READ(6)",
 	  .usage = { READ_6, 0x1f, 0xff, 0xff, 0xff, 0x00 } },
-	{ .opcode = WRITE_6, .len = 6, .dir = DMA_TO_DEVICE, .flags = SBC_RW,
+	{ .opcode = WRITE_6, .len = 6, .dir = DMA_TO_DEVICE, .flags = SBC_WR,
 	  .name = "WRITE(6)",
 	  .usage = { WRITE_6, 0x1f, 0xff, 0xff, 0xff, 0x00 } },
 	{ .opcode = START_STOP, .len = 6, .dir = DMA_NONE,
@@ -99,7 +100,7 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	  .name = "READ(10)",
 	  .usage = { READ_10, 0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff,
 		     0x00 } },
-	{ .opcode = WRITE_10, .len = 10, .dir = DMA_TO_DEVICE, .flags = SBC_RW,
+	{ .opcode = WRITE_10, .len = 10, .dir = DMA_TO_DEVICE, .flags = SBC_WR,
 	  .name = "WRITE(10)",
 	  .usage = { WRITE_10, 0x1a, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff,
 		     0x00 } },
@@ -117,7 +118,7 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	  .name = "READ(16)",
 	  .usage = { READ_16, 0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 } },
-	{ .opcode = WRITE_16, .len = 16, .dir = DMA_TO_DEVICE, .flags = SBC_RW,
+	{ .opcode = WRITE_16, .len = 16, .dir = DMA_TO_DEVICE, .flags = SBC_WR,
 	  .name = "WRITE(16)",
 	  .usage = { WRITE_16, 0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 } },
@@ -142,7 +143,7 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	  .name = "READ(12)",
 	  .usage = { READ_12, 0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0x1f, 0x00 } },
-	{ .opcode = WRITE_12, .len = 12, .dir = DMA_TO_DEVICE, .flags = SBC_RW,
+	{ .opcode = WRITE_12, .len = 12, .dir = DMA_TO_DEVICE, .flags = SBC_WR,
 	  .name = "WRITE(12)",
 	  .usage = { WRITE_12, 0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0x1f, 0x00 } },

@@ -58,6 +58,37 @@ enum tcmx_sense {
 	TCMX_SENSE_SAVING_NOT_SUPPORTED,	/* 05/39/00 */
 	TCMX_SENSE_SPACE_ALLOC_FAILED,	/* 07/27/07 */
 	TCMX_SENSE_INTERNAL_ERROR,	/* 04/44/00 */
+	TCMX_SENSE_PARAM_LIST_LENGTH,	/* 05/1A/00 */
+	TCMX_SENSE_INVALID_PARAM_VALUE,	/* 05/26/02 */
+	TCMX_SENSE_TOO_MANY_TARGET_DESC,	/* 05/26/06 */
+	TCMX_SENSE_UNSUPPORTED_TARGET_DESC,	/* 05/26/07 */
+	TCMX_SENSE_TOO_MANY_SEGMENT_DESC,	/* 05/26/08 */
+	TCMX_SENSE_UNSUPPORTED_SEGMENT_DESC,	/* 05/26/09 */
+	TCMX_SENSE_COPY_TARGET_NOT_REACHABLE,	/* 0A/0D/02 */
+	TCMX_SENSE_INVALID_RELEASE,	/* 05/26/04 */
+	TCMX_SENSE_MISCOMPARE,		/* 0E/1D/00 */
+	TCMX_SENSE_WRITE_PROTECTED,	/* 07/27/00 */
+	TCMX_SENSE_MEDIUM_ERROR_READ,	/* 03/11/00 */
+	TCMX_SENSE_NOT_READY_FORMAT,	/* 02/04/04 */
+	TCMX_SENSE_COMMAND_SEQUENCE,	/* 05/2C/00 */
+	TCMX_SENSE_INSUFFICIENT_RESOURCES,	/* 05/55/03 */
+	TCMX_SENSE_ALUA_TRANSITIONING,	/* 02/04/0A */
+	TCMX_SENSE_ALUA_STANDBY,	/* 02/04/0B */
+	TCMX_SENSE_ALUA_UNAVAILABLE,	/* 02/04/0C */
+	TCMX_SENSE_ALUA_OFFLINE,	/* 02/04/12 */
+	/* unit attentions (06/..) */
+	TCMX_SENSE_UA_POWER_ON,		/* 06/29/00 */
+	TCMX_SENSE_UA_BUS_RESET,	/* 06/29/02 */
+	TCMX_SENSE_UA_DEVICE_RESET,	/* 06/29/03 */
+	TCMX_SENSE_UA_I_T_NEXUS_LOSS,	/* 06/29/07 */
+	TCMX_SENSE_UA_MODE_CHANGED,	/* 06/2A/01 */
+	TCMX_SENSE_UA_RES_PREEMPTED,	/* 06/2A/03 */
+	TCMX_SENSE_UA_RES_RELEASED,	/* 06/2A/04 */
+	TCMX_SENSE_UA_REG_PREEMPTED,	/* 06/2A/05 */
+	TCMX_SENSE_UA_ALUA_CHANGED,	/* 06/2A/06 */
+	TCMX_SENSE_UA_CAPACITY_CHANGED,	/* 06/2A/09 */
+	TCMX_SENSE_UA_COMMANDS_CLEARED,	/* 06/2F/00 */
+	TCMX_SENSE_UA_LUNS_CHANGED,	/* 06/3F/0E */
 	TCMX_SENSE_NR
 };
 
@@ -205,6 +236,13 @@ struct tcmx_dev {
 	u32				block_size;	/* == attrib.block_size */
 	u8				block_shift;
 	bool				d_sense;	/* control page D_SENSE */
+	/*
+	 * TCMX_GATE_* bits: 0 while nothing is pending, so the fast path
+	 * pays one load for unit attentions, write protection, exclusive
+	 * ranges (COMPARE AND WRITE) and, later, reservations and ALUA.
+	 * Set and cleared with set_bit()/clear_bit(); see gate.c.
+	 */
+	unsigned long			gate;
 	tcmx_execute_fn			execute_rw;	/* set by ->enable() */
 
 	u64				size_bytes;	/* set by ->enable() */
@@ -292,6 +330,23 @@ struct tcmx_backend_ops {
 	int	(*enable)(struct tcmx_dev *dev);
 	/* optional: SYNCHRONIZE CACHE; NULL means nothing to flush */
 	enum tcmx_status (*sync_cache)(struct tcmx_cmd *cmd);
+
+	/*
+	 * Optional, for the core's emulated commands (WRITE SAME, VERIFY,
+	 * COMPARE AND WRITE, EXTENDED COPY, ...).  Process context, may
+	 * sleep; the range is checked.  read_blocks() reads holes as zeroes;
+	 * write_blocks() returns -ENOSPC when it cannot allocate (SPACE
+	 * ALLOCATION FAILED).  unmap() deallocates: the blocks read as zeroes
+	 * afterwards; NULL means the backend cannot (emulate_tpu and
+	 * emulate_tpws are refused).  lba_status() says whether @lba is
+	 * mapped and returns how many blocks from @lba (at least 1) share
+	 * that state.  Each returns 0 or -errno.
+	 */
+	int	(*read_blocks)(struct tcmx_dev *dev, u64 lba, u32 nr, void *buf);
+	int	(*write_blocks)(struct tcmx_dev *dev, u64 lba, u32 nr,
+				const void *buf);
+	int	(*unmap)(struct tcmx_dev *dev, u64 lba, u64 nr);
+	u64	(*lba_status)(struct tcmx_dev *dev, u64 lba, bool *mapped);
 };
 
 /* A fabric type, e.g. "loopback". */
@@ -347,6 +402,13 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
 void tcmx_cmd_pin(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
+/*
+ * From a command's ->execute (or ->parse), in the submitter's RCU
+ * section: pin the command and run @fn(cmd) in the core's workqueue,
+ * where it may sleep and allocate; its status completes the command.
+ * Returns TCMX_DEFERRED, which the caller returns as it is.
+ */
+enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn);
 
 /*
  * reply.c: what a command sends back.  Each tcmx_sense*() builds CHECK
@@ -367,6 +429,8 @@ size_t tcmx_cmd_copy_to_sgl(struct tcmx_cmd *cmd, const void *buf,
 			    size_t len);
 size_t tcmx_cmd_copy_at(struct tcmx_cmd *cmd, const void *buf, size_t len,
 			size_t off, size_t limit);
+/* copy up to @len bytes of a data-out buffer (parameter list) into @buf */
+size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len);
 
 /* registration */
 int tcmx_register_backend(const struct tcmx_backend_ops *ops);

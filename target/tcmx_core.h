@@ -118,6 +118,7 @@ void tcmx_stats_fold(struct tcmx_stats *total,
 #define TCMX_CMD_SA	BIT(3)	/* byte 1 bits 4-0 select a service action */
 #define TCMX_CMD_LBA	BIT(4)	/* LBA and transfer length, by CDB group */
 #define TCMX_CMD_RW	BIT(5)	/* READ/WRITE: the device's ->execute_rw */
+#define TCMX_CMD_WRITE	BIT(6)	/* writes the medium: refused while SWP=1 */
 
 struct tcmx_cmd_desc {
 	u8			opcode;
@@ -138,10 +139,39 @@ struct tcmx_cmd_desc {
 extern struct tcmx_cmd_desc tcmx_sbc_cmds[];
 extern struct tcmx_cmd_desc tcmx_spc_cmds[];
 extern struct tcmx_cmd_desc tcmx_cdb_cmds[];
+extern struct tcmx_cmd_desc tcmx_lbp_cmds[];		/* lbp.c */
+extern struct tcmx_cmd_desc tcmx_integrity_cmds[];	/* sbc_integrity.c */
+extern struct tcmx_cmd_desc tcmx_xcopy_cmds[];		/* xcopy.c */
+extern struct tcmx_cmd_desc tcmx_spc_misc_cmds[];	/* spc_misc.c */
 
 int tcmx_cdb_init(void);
 enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd);
+/* LBA and transfer length of an LBA row's CDB into cmd->lba, ->nr_blocks */
+void tcmx_cdb_lba(struct tcmx_cmd *cmd);
+
+/*
+ * gate.c: the slow checks before a command runs, taken only while
+ * dev->gate has a bit set (@d may be NULL: an unknown opcode).  Returns
+ * TCMX_GOOD to go on decoding, else the command's status (TCMX_CHECK, or
+ * TCMX_DEFERRED after tcmx_defer()).
+ */
+#define TCMX_GATE_UA	0	/* a LUN of the device has a unit attention */
+#define TCMX_GATE_WP	1	/* control page SWP=1 */
+#define TCMX_GATE_EXCL	2	/* COMPARE AND WRITE holds a range */
+#define TCMX_GATE_PR	3	/* a persistent or SPC-2 reservation exists */
+#define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
+enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
+/* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
+enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
+			       const struct tcmx_cmd_desc *d);
+/* sbc_integrity.c: a write-type command against a held range */
+enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
+				 const struct tcmx_cmd_desc *d);
+
+/* transport.c: the core's workqueue for tcmx_defer() */
+int tcmx_transport_init(void);
+void tcmx_transport_exit(void);
 
 /* reply.c: the sense builder itself, for REQUEST SENSE */
 struct tcmx_sense_extra {

@@ -14,6 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/workqueue.h>
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 #define CREATE_TRACE_POINTS
@@ -89,6 +90,39 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 		percpu_ref_put(&lun->ref);
 }
 EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
+
+static struct workqueue_struct *tcmx_wq;
+
+static void tcmx_defer_work(struct work_struct *work)
+{
+	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
+	enum tcmx_status status = cmd->execute(cmd);
+
+	if (WARN_ON_ONCE(status == TCMX_DEFERRED))
+		status = tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
+	tcmx_complete_cmd(cmd, status);
+}
+
+enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
+{
+	tcmx_cmd_pin(cmd);
+	cmd->execute = fn;
+	INIT_WORK(&cmd->work, tcmx_defer_work);
+	queue_work(tcmx_wq, &cmd->work);
+	return TCMX_DEFERRED;
+}
+EXPORT_SYMBOL_GPL(tcmx_defer);
+
+int __init tcmx_transport_init(void)
+{
+	tcmx_wq = alloc_workqueue("tcmx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return tcmx_wq ? 0 : -ENOMEM;
+}
+
+void tcmx_transport_exit(void)
+{
+	destroy_workqueue(tcmx_wq);
+}
 
 static struct tcmx_lun *tcmx_lookup_lun(struct tcmx_tpg *tpg, u64 id)
 {

@@ -91,6 +91,7 @@ enum sam_status {
 #define ILLEGAL_REQUEST		0x05
 #define UNIT_ATTENTION		0x06
 #define DATA_PROTECT		0x07
+#define COPY_ABORTED		0x0a
 #define ABORTED_COMMAND		0x0b
 #define MISCOMPARE		0x0e
 
