@@ -518,6 +518,7 @@ static int rd_unmap(struct tcmx_dev *dev, u64 lba, u64 nr)
 		unsigned int n = min_t(u64, end - at, PAGE_SIZE - off);
 		struct rd_leaf *leaf;
 
+		/* pairs with cmpxchg() in rd_slot() */
 		leaf = smp_load_acquire(&rd->leaves[idx >> RD_LEAF_SHIFT]);
 		if (!leaf) {
 			/* a whole leaf of holes */
@@ -572,6 +573,7 @@ static u64 rd_lba_status(struct tcmx_dev *dev, u64 lba, bool *mapped)
 	while (at < end) {
 		pgoff_t idx = at >> PAGE_SHIFT;
 
+		/* pairs with cmpxchg() in rd_slot() */
 		if (!smp_load_acquire(&rd->leaves[idx >> RD_LEAF_SHIFT])) {
 			if (first_state)
 				break;

@@ -230,6 +230,8 @@ ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
 					tcmx_cfs_get(field, a) & ~a->bit);
 	} else if (val != tcmx_cfs_get(field, a)) {
 		ret = tcmx_cfs_idle(item, a, &h);
+		if (!ret && a->home == TCMX_CFS_IN_ATTRIB)
+			ret = tcmx_dev_attrib_check(h.dev, a, val);
 		if (!ret) {
 			tcmx_cfs_set(h.base, a, val);
 			if (a->home == TCMX_CFS_IN_ATTRIB)

@@ -18,6 +18,14 @@
 #define TCMX_DEFAULT_QUEUE_DEPTH	128
 /* U32_MAX rounded down to a whole page of 512-byte sectors, as LIO shows */
 #define TCMX_DEFAULT_MAX_SECTORS	(U32_MAX & ~7U)
+/*
+ * Thin provisioning defaults of a backend with ->unmap: one UNMAP or
+ * WRITE SAME covers up to 4M blocks (2 GiB of 512-byte blocks), UNMAP
+ * takes up to 256 descriptors; any block may be deallocated.
+ */
+#define TCMX_DEFAULT_MAX_UNMAP_LBAS	0x400000
+#define TCMX_DEFAULT_MAX_UNMAP_DESCS	256
+#define TCMX_DEFAULT_MAX_WRITE_SAME	0x400000
 
 /* ------------------------------------------------------------------ */
 /* <dev>/attrib: the list in dev_attrib.h                             */
@@ -39,6 +47,25 @@ static struct configfs_attribute *tcmx_attrib_attrs[] = {
 #undef TCMX_DEV_ATTRIB
 	NULL,
 };
+
+#define TCMX_DA_IS(a, name) \
+	((a)->off == offsetof(struct tcmx_dev_attrib, name))
+
+/*
+ * A new value's rules beyond its range (device.h): UNMAP and WRITE SAME
+ * with UNMAP need a backend that can deallocate.
+ */
+int tcmx_dev_attrib_check(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a,
+			  u32 val)
+{
+	if ((TCMX_DA_IS(a, emulate_tpu) || TCMX_DA_IS(a, emulate_tpws)) &&
+	    val && !dev->ops->unmap) {
+		pr_err("%s: attrib/%s: backend %s cannot deallocate blocks: no thin provisioning\n",
+		       tcmx_dev_name(dev), a->attr.ca_name, dev->ops->name);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /* Side effects of a new device attribute value (device.h). */
 void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
@@ -76,6 +103,16 @@ static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 	a->queue_depth = a->hw_queue_depth;
 	a->hw_max_sectors = ops->hw_max_sectors ?: TCMX_DEFAULT_MAX_SECTORS;
 	a->optimal_sectors = a->hw_max_sectors;
+	if (ops->unmap) {
+		/* thin provisioned out of the box: discard works */
+		a->emulate_tpu = 1;
+		a->emulate_tpws = 1;
+		a->unmap_zeroes_data = 1;
+		a->max_unmap_lba_count = TCMX_DEFAULT_MAX_UNMAP_LBAS;
+		a->max_unmap_block_desc_count = TCMX_DEFAULT_MAX_UNMAP_DESCS;
+		a->unmap_granularity = 1;
+		a->max_write_same_len = TCMX_DEFAULT_MAX_WRITE_SAME;
+	}
 	dev->block_size = a->block_size;
 	dev->block_shift = ilog2(a->block_size);
 

@@ -3,8 +3,8 @@
  * Block commands (SBC-3): their rows of the command table, and the few
  * block commands a Linux initiator needs beyond READ/WRITE (READ CAPACITY,
  * SYNCHRONIZE CACHE, START STOP UNIT, VERIFY).  READ/WRITE themselves are
- * decoded by cdb.c and run by the backend.  No protection information, no
- * thin provisioning.  Everything here may run in atomic context and nothing
+ * decoded by cdb.c and run by the backend.  No protection information;
+ * thin provisioning is in lbp.c.  Everything here may run in atomic context and nothing
  * here allocates.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -48,7 +48,10 @@ static enum tcmx_status sbc_read_capacity_10(struct tcmx_cmd *cmd)
 	return TCMX_GOOD;
 }
 
-/* LBPME, LBPRZ, PROT_EN and both exponents stay 0 */
+/*
+ * LBPME while thin provisioned, LBPRZ when deallocated blocks read as
+ * zeroes (unmap_zeroes_data); PROT_EN and both exponents stay 0.
+ */
 static enum tcmx_status sbc_read_capacity_16(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
@@ -57,6 +60,11 @@ static enum tcmx_status sbc_read_capacity_16(struct tcmx_cmd *cmd)
 
 	put_unaligned_be64(sbc_last_lba(dev), &buf[0]);
 	put_unaligned_be32(dev->block_size, &buf[8]);
+	if (tcmx_dev_thin(dev)) {
+		buf[14] = 0x80;					/* LBPME */
+		if (dev->attrib.unmap_zeroes_data)
+			buf[14] |= 0x40;			/* LBPRZ */
+	}
 	tcmx_cmd_copy_to_sgl(cmd, buf, min_t(u32, alloc_len, sizeof(buf)));
 	return TCMX_GOOD;
 }

@@ -198,27 +198,63 @@ static u32 spc_opt_xfer_blocks(struct tcmx_dev *dev, u32 max_blocks)
 	return rounddown(opt, per_page);
 }
 
-/* Block limits: no WRITE SAME, COMPARE AND WRITE or UNMAP limits. */
+/*
+ * Block limits.  WSNZ 0: WRITE SAME with 0 blocks reaches the last LBA.
+ * The UNMAP limits only while UNMAP is enabled (emulate_tpu); the atomic
+ * write limits (SBC-4) for WRITE ATOMIC(16).
+ */
 static u32 spc_vpd_block_limits(struct tcmx_cmd *cmd, u8 *buf)
 {
 	struct tcmx_dev *dev = cmd->dev;
-	u32 max_blocks = dev->attrib.hw_max_sectors;
+	struct tcmx_dev_attrib *a = &dev->attrib;
+	u32 max_blocks = a->hw_max_sectors;
 
 	put_unaligned_be32(max_blocks, &buf[8]);
 	put_unaligned_be32(spc_opt_xfer_blocks(dev, max_blocks), &buf[12]);
+	if (a->emulate_tpu) {
+		put_unaligned_be32(a->max_unmap_lba_count, &buf[20]);
+		put_unaligned_be32(a->max_unmap_block_desc_count, &buf[24]);
+		put_unaligned_be32(a->unmap_granularity, &buf[28]);
+		put_unaligned_be32(a->unmap_granularity_alignment, &buf[32]);
+		if (a->unmap_granularity_alignment)
+			buf[32] |= 0x80;			/* UGAVALID */
+	}
+	put_unaligned_be64(a->max_write_same_len, &buf[36]);
+	put_unaligned_be32(min_t(u32, TCMX_ATOMIC_MAX_BLOCKS, max_blocks),
+			   &buf[44]);
+	put_unaligned_be32(1, &buf[48]);		/* ATOMIC ALIGNMENT */
+	put_unaligned_be32(1, &buf[52]);	/* ATOMIC TRANSFER LENGTH GRAN. */
 	return 0x3c;
 }
 
+/* WABEREQ, WACEREQ 01b: a sanitized block reads as zeroes (lbp.c) */
 static u32 spc_vpd_block_chars(struct tcmx_cmd *cmd, u8 *buf)
 {
 	if (cmd->dev->attrib.is_nonrot)
 		put_unaligned_be16(1, &buf[4]);	/* non-rotating medium */
+	buf[7] = 0x50;
 	return 0x3c;
 }
 
-/* Logical block provisioning: LBPU, LBPWS, LBPWS10 0, fully provisioned */
+/*
+ * Logical block provisioning: LBPU (UNMAP) with emulate_tpu, LBPWS and
+ * LBPWS10 (WRITE SAME with UNMAP) with emulate_tpws, LBPRZ 001b (a
+ * deallocated block reads as zeroes) with unmap_zeroes_data, provisioning
+ * type thin (010b) while either is on; else fully provisioned.
+ */
 static u32 spc_vpd_lbp(struct tcmx_cmd *cmd, u8 *buf)
 {
+	struct tcmx_dev *dev = cmd->dev;
+
+	if (!tcmx_dev_thin(dev))
+		return 4;
+	if (dev->attrib.emulate_tpu)
+		buf[5] |= 0x80;					/* LBPU */
+	if (dev->attrib.emulate_tpws)
+		buf[5] |= 0x40 | 0x20;			/* LBPWS, LBPWS10 */
+	if (dev->attrib.unmap_zeroes_data)
+		buf[5] |= 0x01 << 2;				/* LBPRZ */
+	buf[6] = 0x02;				/* PROVISIONING TYPE: thin */
 	return 4;
 }
 

@@ -135,6 +135,25 @@ struct tcmx_cmd_desc {
 	const struct tcmx_cmd_desc *next_sa;	/* same opcode, next SA */
 };
 
+/*
+ * lbp.c: logical block provisioning.  A device is thin provisioned while
+ * emulate_tpu or emulate_tpws is set: READ CAPACITY(16) reports LBPME and
+ * the Logical Block Provisioning VPD page the commands (spc.c).  Both
+ * default to 1 on a backend with ->unmap (dev_attrs.c).
+ */
+static inline bool tcmx_dev_thin(const struct tcmx_dev *dev)
+{
+	return dev->attrib.emulate_tpu || dev->attrib.emulate_tpws;
+}
+
+/*
+ * Block Limits VPD: the most blocks one atomic write may carry (MAXIMUM
+ * ATOMIC TRANSFER LENGTH, reported as at most hw_max_sectors); ATOMIC
+ * ALIGNMENT and ATOMIC TRANSFER LENGTH GRANULARITY are 1.  1 MiB of
+ * 512-byte blocks.
+ */
+#define TCMX_ATOMIC_MAX_BLOCKS	2048
+
 /* row arrays, ended by a row of len 0 */
 extern struct tcmx_cmd_desc tcmx_sbc_cmds[];
 extern struct tcmx_cmd_desc tcmx_spc_cmds[];

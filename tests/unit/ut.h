@@ -53,6 +53,14 @@ void ut_test_sbc(void);
 void ut_test_spc(void);
 void ut_test_spc_more(void);
 void ut_test_cdb(void);
+void ut_test_lbp(void);
+
+/* the next RUN()'s data-out buffer starts with these @ut_out_len bytes */
+extern const u8 *ut_out;
+extern u32 ut_out_len;
+#define RUN_OUT(cdb, buf, buf_len, data_len, lun)			\
+	(ut_out = (buf), ut_out_len = (buf_len),			\
+	 RUN(cdb, data_len, DMA_TO_DEVICE, lun))
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;

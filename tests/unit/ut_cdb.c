@@ -83,7 +83,7 @@ static void cdb_direction(void)
 static unsigned int rsoc_count(void)
 {
 	const struct tcmx_cmd_desc *rows[] = {
-		tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds,
+		tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds, tcmx_lbp_cmds,
 	};
 	const struct tcmx_cmd_desc *d;
 	unsigned int i, n = 0;
@@ -110,7 +110,7 @@ static void cdb_rsoc_all(void)
 		prev = key;
 		if (p[0] == 0x12)
 			found_inquiry = p[5] == 0 && get_unaligned_be16(&p[6]) == 6;
-		if (p[0] == 0x9e)
+		if (p[0] == 0x9e && p[3] == 0x10)
 			found_rc16 = p[3] == 0x10 && p[5] == 0x01 &&
 				     get_unaligned_be16(&p[6]) == 16;
 	}
@@ -149,7 +149,7 @@ static void cdb_rsoc_one(void)
 	EXPECT(RUN(C(0xa3, 0x0c, 0x01, 0xe7, 0, 0, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 4);
 	CHECK_BYTES(0, 0x00, 0x01, 0x00, 0x00, UT_FILL);
-	EXPECT(RUN(C(0xa3, 0x0c, 0x02, 0x9e, 0, 0x12, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	EXPECT(RUN(C(0xa3, 0x0c, 0x02, 0x9e, 0, 0x13, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
 	CHECK_BYTES(0, 0x00, 0x01, 0x00, 0x00, UT_FILL);
 	/* option 1 for an opcode with service actions, 2 for one without */
 	EXPECT(RUN(C(0xa3, 0x0c, 0x01, 0x9e, 0, 0, 0, 0, 1, 0), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);

@@ -18,6 +18,8 @@ struct tcmx_backend_ops ut_ops = {
 	.sync_cache = ut_stub_sync,
 };
 u8 ut_sense[TCMX_SENSE_BUFFER_LEN];
+const u8 *ut_out;
+u32 ut_out_len;
 
 static struct scatterlist ut_sg = { ut_data, sizeof(ut_data) };
 static u8 ut_cdb[32];
@@ -291,6 +293,7 @@ static const struct {
 	{ TCMX_SENSE_SAVING_NOT_SUPPORTED, 0x05, 0x39, 0x00 },
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
+	{ TCMX_SENSE_PARAM_LIST_LENGTH,	  0x05, 0x1a, 0x00 },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -347,6 +350,10 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 	memcpy(ut_cdb, cdb, 16);
 	memset(cmd, 0, sizeof(*cmd));
 	memset(ut_data, UT_FILL, sizeof(ut_data));
+	if (ut_out) {	/* RUN_OUT(): the data-out buffer's contents */
+		memcpy(ut_data, ut_out, ut_out_len);
+		ut_out = NULL;
+	}
 	memset(ut_sense, UT_FILL, sizeof(ut_sense));
 	cmd->tpg = &ut_tpg;
 	cmd->lun_id = lun_id;
@@ -405,10 +412,11 @@ void ut_expect(const char *file, int line, int got, int want)
 		ut_case.failures++;
 		return;
 	}
-	/* a command that fails moves no data */
+	/* a command that fails moves no data (its data-out is the test's) */
 	if (got != UT_GOOD && got != UT_DEFERRED)
 		ut_check(file, line, ut_cmd.xfer_len == 0 &&
-			 ut_data[0] == UT_FILL, "no data on error");
+			 (ut_cmd.data_dir == DMA_TO_DEVICE ||
+			  ut_data[0] == UT_FILL), "no data on error");
 }
 
 void ut_check_sense(const char *file, int line, const u8 *want, u32 len)
@@ -464,6 +472,8 @@ int main(void)
 	ut_test_spc();
 	ut_fixture_reset();
 	ut_test_cdb();
+	ut_fixture_reset();
+	ut_test_lbp();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;

@@ -64,8 +64,8 @@ static void sbc_other(void)
 	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12), 32, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 12);
 	CHECK_BYTES(8, 0, 0, 0x02, 0x00, UT_FILL);
-	/* GET LBA STATUS is not supported */
-	EXPECT(RUN(C(0x9e, 0x12), 32, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	/* SERVICE ACTION IN(16) 0x13 is not supported */
+	EXPECT(RUN(C(0x9e, 0x13), 32, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* SYNCHRONIZE CACHE goes to the backend, which defers it */
 	EXPECT(RUN(C(0x35), 0, NONE, 0), UT_DEFERRED);
 	CHECK(ut_cmd.lba == 0 && ut_cmd.nr_blocks == 0 && ut_data[0] == UT_FILL);

@@ -74,7 +74,8 @@ static void spc_inquiry_vpd(void)
 
 	EXPECT(RUN(C(0x12, 1, 0xb1, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 64);
-	CHECK_BYTES(0, 0x00, 0xb1, 0x00, 0x3c, 0x00, 0x01, 0, 0, 0, 0);
+	/* non-rotating; WABEREQ, WACEREQ 01b: sanitized blocks read */
+	CHECK_BYTES(0, 0x00, 0xb1, 0x00, 0x3c, 0x00, 0x01, 0, 0x50, 0, 0);
 
 	EXPECT(RUN(C(0x12, 1, 0xb2, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 8);

@@ -72,6 +72,7 @@ typedef unsigned int gfp_t;
 #define min3(a, b, c)	min(min(a, b), c)
 #define max3(a, b, c)	max(max(a, b), c)
 #define clamp(v, l, h)	min(max(v, l), h)
+#define clamp_t(t, v, l, h)	clamp((t)(v), (t)(l), (t)(h))
 #define ALIGN(x, a)	(((x) + (a) - 1) / (a) * (a))
 #define round_up(x, y)	ALIGN(x, y)
 #define rounddown(x, y)	((x) - ((x) % (y)))
@@ -95,6 +96,20 @@ static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
 static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
 static inline void *kcalloc(size_t m, size_t n, gfp_t f) { (void)f; return calloc(m, n); }
 static inline void kfree(const void *p) { free((void *)p); }
+
+/* the first byte of @p's @n that is not @c, or NULL */
+static inline void *memchr_inv(const void *p, int c, size_t n)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != (u8)c)
+			return (void *)&b[i];
+	return NULL;
+}
+
+static inline void cond_resched(void) {}
 
 /* one thread: locks and RCU are no-ops */
 struct mutex { int unused; };
