@@ -748,9 +748,12 @@ static ssize_t rd_show_params(struct tcmx_dev *dev, char *buf)
 
 	return scnprintf(buf, RD_INFO_MAX,
 			 "TCM RamDisk ID: %u  RamDisk Makeup: rd_mcp\n"
-			 "        PAGES/PAGE_SIZE: %d*%lu  SG_table_count: %lu  nullio: %d dummy: %d\n",
+			 "        PAGES/PAGE_SIZE: %d*%lu  SG_table_count: %lu  nullio: %d dummy: %d\n"
+			 "        Pages used: %ld  Leaves used: %ld\n",
 			 dev->hba->id, rd->p.pages, PAGE_SIZE, rd->nr_leaves,
-			 rd->p.nullio, rd->p.dummy);
+			 rd->p.nullio, rd->p.dummy,
+			 atomic_long_read(&rd->pages_used),
+			 atomic_long_read(&rd->leaves_used));
 }
 
 static int rd_enable(struct tcmx_dev *dev)

@@ -19,11 +19,12 @@
 /* U32_MAX rounded down to a whole page of 512-byte sectors, as LIO shows */
 #define TCMX_DEFAULT_MAX_SECTORS	(U32_MAX & ~7U)
 /*
- * Thin provisioning defaults of a backend with ->unmap: one UNMAP or
- * WRITE SAME covers up to 4M blocks (2 GiB of 512-byte blocks), UNMAP
- * takes up to 256 descriptors; any block may be deallocated.
+ * Thin provisioning defaults of a backend with ->unmap: one UNMAP covers
+ * up to 1M blocks (512 MiB of 512-byte blocks; libiscsi finds more
+ * "insane") in up to 256 descriptors, one WRITE SAME up to 4M blocks; any
+ * block may be deallocated.
  */
-#define TCMX_DEFAULT_MAX_UNMAP_LBAS	0x400000
+#define TCMX_DEFAULT_MAX_UNMAP_LBAS	0x100000
 #define TCMX_DEFAULT_MAX_UNMAP_DESCS	256
 #define TCMX_DEFAULT_MAX_WRITE_SAME	0x400000
 

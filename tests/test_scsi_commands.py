@@ -6,8 +6,8 @@ WRITE of every size; unknown opcodes, bad fields and LBAs out of range
 with sg_raw."""
 import re
 
-from tcmxlib import (GiB, ILLEGAL_OPCODE, INVALID_FIELD, LBA_RANGE, field,
-                     run, sg_raw, tool, tur, wr)
+from tcmxlib import (STACK, GiB, ILLEGAL_OPCODE, INVALID_FIELD, LBA_RANGE,
+                     field, run, sg_raw, tool, tur, wr)
 
 SIZE = GiB          # the scsi_lun fixture's LUN 0
 BLOCKS = SIZE // 512
@@ -19,7 +19,8 @@ def test_sg_readcap(scsi_lun):
     assert field(t, "Number of logical blocks") == str(BLOCKS)
     assert field(t, "Logical block length") == "512"
     assert field(t, "prot_en") == "0,"
-    assert field(t, "lbpme") == "0,"
+    # tcmx's rd is thin provisioned by default (test_scsi_thin.py)
+    assert field(t, "lbpme") == ("1," if STACK == "tcmx" else "0,")
     assert "Device size: %d bytes" % SIZE in t
     t = tool("sg_readcap", scsi_lun["dev"])
     assert field(t, "Last LBA") == str(BLOCKS - 1)
