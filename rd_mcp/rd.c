@@ -7,8 +7,15 @@
  * is one page of struct page pointers (512 on 64-bit, 2 MiB of data).  Leaves
  * and data pages are allocated on first write, filled, then published with
  * cmpxchg(); a racing writer that loses frees its copy.  Readers load the
- * pointers with acquire semantics and read holes as zeroes.  Nothing is ever
- * unpublished before free_dev(), so the fast path takes no lock.
+ * pointers with acquire semantics and read holes as zeroes.
+ *
+ * Thin provisioning (UNMAP, WRITE SAME with UNMAP, FORMAT UNIT, SANITIZE)
+ * gives data pages back: rd_unmap() unpublishes a page with xchg() and
+ * frees it only after an RCU grace period.  Every access to a published
+ * page runs inside an RCU read-side section: the fast path in the fabric's
+ * (held around tcmx_submit_cmd()), the deferred write worker and the block
+ * ops in their own.  So the fast path still takes no lock.  Leaves are
+ * never unpublished before free_dev().
  *
  * The fast path may run in atomic context: it allocates with GFP_NOWAIT and,
  * if that fails, hands the command to a worker that may reclaim (but never
@@ -219,6 +226,11 @@ static enum tcmx_status rd_short_sgl(struct rd_dev *rd, struct tcmx_cmd *cmd)
  * First write to page @idx: fill a new page with @n bytes at @off from the
  * scatterlist (zeroes elsewhere) and publish it.  Filling before publishing
  * means a concurrent reader sees zeroes or data, never stale memory.
+ *
+ * Called inside an RCU read-side section.  With @can_sleep (the worker)
+ * the section is left around the sleeping allocations and entered again to
+ * touch a published page: the new page is ours until cmpxchg() publishes
+ * it, and leaves are never freed while the device exists.
  */
 static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
 				     pgoff_t idx, unsigned int off,
@@ -235,8 +247,12 @@ static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
 		return TCMX_DEFERRED;
 	if (rd_memory_low())
 		return rd_space_failed(rd, cmd);
+	if (can_sleep)
+		rcu_read_unlock();
 	slot = rd_slot(rd, idx, gfp);
 	new = slot ? alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp) : NULL;
+	if (can_sleep)
+		rcu_read_lock();
 	if (!new)
 		return can_sleep ? rd_space_failed(rd, cmd) : TCMX_DEFERRED;
 
@@ -296,7 +312,8 @@ static enum tcmx_status rd_read(struct rd_dev *rd, struct tcmx_cmd *cmd)
 
 /*
  * Restartable: a write deferred half way is redone from the start by the
- * worker, which rewrites the same bytes.
+ * worker, which rewrites the same bytes.  Runs inside an RCU read-side
+ * section (the fabric's, or the worker's own).
  */
 static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 				 bool can_sleep)
@@ -326,8 +343,11 @@ static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 			return status;
 		at += n;
 		len -= n;
-		if (can_sleep)
+		if (can_sleep) {
+			rcu_read_unlock();
 			cond_resched();
+			rcu_read_lock();
+		}
 	}
 	return TCMX_GOOD;
 }
@@ -335,9 +355,14 @@ static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 static void rd_rw_work(struct work_struct *work)
 {
 	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
+	enum tcmx_status status;
 
+	/* published pages are freed only after a grace period: see rd_unmap() */
+	rcu_read_lock();
+	status = rd_write(cmd->dev->priv, cmd, true);
+	rcu_read_unlock();
 	/* nothing of the device may be touched once the command completes */
-	tcmx_complete_cmd(cmd, rd_write(cmd->dev->priv, cmd, true));
+	tcmx_complete_cmd(cmd, status);
 }
 
 /* The fast path of a device with memory behind it. */
@@ -361,6 +386,208 @@ static enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 static enum tcmx_status rd_execute_null(struct tcmx_cmd *cmd)
 {
 	return TCMX_GOOD;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Block ops for the core's emulated commands: process context.           */
+
+/*
+ * Each visits the pages of @nr blocks at @lba: @fn gets the page index, the
+ * offset and length in the page and the position in the caller's buffer.
+ * Blocks are a power of two no larger than a page, so a block never spans
+ * two pages and a reader never sees half of a block's update by one call.
+ */
+static int rd_read_blocks(struct tcmx_dev *dev, u64 lba, u32 nr, void *buf)
+{
+	struct rd_dev *rd = dev->priv;
+	u64 at = lba << dev->block_shift;
+	u64 len = (u64)nr << dev->block_shift;
+
+	if (!rd->leaves) {		/* nullio */
+		memset(buf, 0, len);
+		return 0;
+	}
+	while (len) {
+		unsigned int off = offset_in_page(at);
+		unsigned int n = min_t(u64, len, PAGE_SIZE - off);
+		struct page *page;
+
+		rcu_read_lock();
+		page = rd_lookup(rd, at >> PAGE_SHIFT);
+		if (page)
+			memcpy_from_page(buf, page, off, n);
+		else
+			memset(buf, 0, n);
+		rcu_read_unlock();
+		buf += n;
+		at += n;
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* A new page for @idx holding @n bytes of @buf at @off, zeroes elsewhere. */
+static int rd_write_new_page(struct rd_dev *rd, pgoff_t idx, unsigned int off,
+			     unsigned int n, const void *buf)
+{
+	gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
+	struct page **slot, *new, *old;
+
+	if (rd_memory_low())
+		return -ENOSPC;
+	slot = rd_slot(rd, idx, gfp);
+	new = slot ? alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp) : NULL;
+	if (!new) {
+		atomic_long_inc(&rd->alloc_failed);
+		return -ENOSPC;
+	}
+	memcpy_to_page(new, off, buf, n);
+	rcu_read_lock();
+	old = cmpxchg(slot, NULL, new);
+	if (old)	/* lost the race: write into the winner's page */
+		memcpy_to_page(old, off, buf, n);
+	rcu_read_unlock();
+	if (old)
+		__free_page(new);
+	else
+		atomic_long_inc(&rd->pages_used);
+	return 0;
+}
+
+static int rd_write_blocks(struct tcmx_dev *dev, u64 lba, u32 nr,
+			   const void *buf)
+{
+	struct rd_dev *rd = dev->priv;
+	u64 at = lba << dev->block_shift;
+	u64 len = (u64)nr << dev->block_shift;
+
+	if (!rd->leaves)		/* nullio: discarded */
+		return 0;
+	while (len) {
+		pgoff_t idx = at >> PAGE_SHIFT;
+		unsigned int off = offset_in_page(at);
+		unsigned int n = min_t(u64, len, PAGE_SIZE - off);
+		struct page *page;
+
+		rcu_read_lock();
+		page = rd_lookup(rd, idx);
+		if (page)
+			memcpy_to_page(page, off, buf, n);
+		rcu_read_unlock();
+		if (!page) {
+			int ret = rd_write_new_page(rd, idx, off, n, buf);
+
+			if (ret)
+				return ret;
+		}
+		buf += n;
+		at += n;
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Deallocate @nr blocks at @lba.  Whole pages are unpublished (xchg() to
+ * NULL) and freed after one grace period for the call; the blocks of a
+ * page only partly in the range are zeroed in place.
+ *
+ * The rule that makes freeing safe: every access to a published page runs
+ * inside an RCU read-side section that loaded the pointer (the fast path
+ * in the fabric's, the write worker and the other block ops in their own),
+ * and a page leaves the table before synchronize_rcu(), so no access can
+ * still be running when it is freed.  A command racing with UNMAP over the
+ * same blocks sees them whole, before or after: blocks never span pages.
+ */
+static int rd_unmap(struct tcmx_dev *dev, u64 lba, u64 nr)
+{
+	struct rd_dev *rd = dev->priv;
+	u64 at = lba << dev->block_shift;
+	u64 end = at + (nr << dev->block_shift);
+	LIST_HEAD(dead);
+	struct page *page, *tmp;
+	long freed = 0;
+
+	if (!rd->leaves)		/* nullio: nothing to free */
+		return 0;
+	while (at < end) {
+		pgoff_t idx = at >> PAGE_SHIFT;
+		unsigned int off = offset_in_page(at);
+		unsigned int n = min_t(u64, end - at, PAGE_SIZE - off);
+		struct rd_leaf *leaf;
+
+		leaf = smp_load_acquire(&rd->leaves[idx >> RD_LEAF_SHIFT]);
+		if (!leaf) {
+			/* a whole leaf of holes */
+			at = (u64)(idx + RD_LEAF_PAGES - (idx & RD_LEAF_MASK))
+			     << PAGE_SHIFT;
+			continue;
+		}
+		if (n == PAGE_SIZE) {
+			page = xchg(&leaf->pages[idx & RD_LEAF_MASK], NULL);
+			if (page) {
+				list_add(&page->lru, &dead);
+				freed++;
+			}
+		} else {
+			rcu_read_lock();
+			page = rd_lookup(rd, idx);
+			if (page)
+				memzero_page(page, off, n);
+			rcu_read_unlock();
+		}
+		at += n;
+		if (!(idx & 63))
+			cond_resched();
+	}
+	if (list_empty(&dead))
+		return 0;
+	atomic_long_sub(freed, &rd->pages_used);
+	/* no reader can still hold a pointer to a page on @dead after this */
+	synchronize_rcu();
+	list_for_each_entry_safe(page, tmp, &dead, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	return 0;
+}
+
+/* Mapped or not, by page; how many blocks from @lba share the state. */
+static u64 rd_lba_status(struct tcmx_dev *dev, u64 lba, bool *mapped)
+{
+	struct rd_dev *rd = dev->priv;
+	u64 end = dev->nr_blocks << dev->block_shift;
+	u64 at = lba << dev->block_shift;
+	u64 start = at;
+	bool first_state, state;
+
+	if (!rd->leaves) {		/* nullio: nothing is allocated */
+		*mapped = false;
+		return dev->nr_blocks - lba;
+	}
+	first_state = rd_lookup(rd, at >> PAGE_SHIFT);
+	at = (at & PAGE_MASK) + PAGE_SIZE;
+	while (at < end) {
+		pgoff_t idx = at >> PAGE_SHIFT;
+
+		if (!smp_load_acquire(&rd->leaves[idx >> RD_LEAF_SHIFT])) {
+			if (first_state)
+				break;
+			at += (u64)(RD_LEAF_PAGES - (idx & RD_LEAF_MASK))
+			      << PAGE_SHIFT;
+			continue;
+		}
+		state = rd_lookup(rd, idx);
+		if (state != first_state)
+			break;
+		at += PAGE_SIZE;
+		if (!(idx & 511))
+			cond_resched();
+	}
+	*mapped = first_state;
+	return (min(at, end) - start) >> dev->block_shift;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -573,6 +800,10 @@ static const struct tcmx_backend_ops rd_ops = {
 	.set_params	= rd_set_params,
 	.show_params	= rd_show_params,
 	.enable		= rd_enable,
+	.read_blocks	= rd_read_blocks,
+	.write_blocks	= rd_write_blocks,
+	.unmap		= rd_unmap,
+	.lba_status	= rd_lba_status,
 };
 
 static int __init rd_init(void)
