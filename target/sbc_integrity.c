@@ -227,6 +227,15 @@ out:
 
 /* ---- deferred fns -------------------------------------------------------- */
 
+/* A command that fails reports nothing transferred. */
+static enum tcmx_status integ_result(struct tcmx_cmd *cmd,
+				     enum tcmx_status status)
+{
+	if (status != TCMX_GOOD)
+		cmd->xfer_len = 0;
+	return status;
+}
+
 /* A plain WRITE that found its range held: after the holder, through ops. */
 static enum tcmx_status integ_excl_write_fn(struct tcmx_cmd *cmd)
 {
@@ -236,14 +245,15 @@ static enum tcmx_status integ_excl_write_fn(struct tcmx_cmd *cmd)
 	tcmx_excl_lock(dev, cmd->lba, cmd->nr_blocks);
 	status = integ_walk(cmd, INTEG_WRITE);
 	tcmx_excl_unlock(dev);
-	return status;
+	return integ_result(cmd, status);
 }
 
 static enum tcmx_status integ_verify_fn(struct tcmx_cmd *cmd)
 {
 	u8 bytchk = (cmd->cdb[1] >> 1) & 0x03;
 
-	return integ_walk(cmd, bytchk == 3 ? INTEG_VERIFY_ONE : INTEG_VERIFY);
+	return integ_result(cmd, integ_walk(cmd, bytchk == 3 ?
+						 INTEG_VERIFY_ONE : INTEG_VERIFY));
 }
 
 static enum tcmx_status integ_write_verify_fn(struct tcmx_cmd *cmd)
@@ -255,7 +265,7 @@ static enum tcmx_status integ_write_verify_fn(struct tcmx_cmd *cmd)
 	status = integ_walk(cmd, cmd->cdb[1] & 0x02 ? INTEG_WRITE_VERIFY :
 						      INTEG_WRITE);
 	tcmx_excl_unlock(dev);
-	return status;
+	return integ_result(cmd, status);
 }
 
 static enum tcmx_status integ_orwrite_fn(struct tcmx_cmd *cmd)
@@ -266,7 +276,7 @@ static enum tcmx_status integ_orwrite_fn(struct tcmx_cmd *cmd)
 	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
 	status = integ_walk(cmd, INTEG_OR);
 	integ_excl_end(dev);
-	return status;
+	return integ_result(cmd, status);
 }
 
 static enum tcmx_status integ_write_atomic_fn(struct tcmx_cmd *cmd)
@@ -277,7 +287,7 @@ static enum tcmx_status integ_write_atomic_fn(struct tcmx_cmd *cmd)
 	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
 	status = integ_walk(cmd, INTEG_WRITE);
 	integ_excl_end(dev);
-	return status;
+	return integ_result(cmd, status);
 }
 
 /*
@@ -295,11 +305,12 @@ static enum tcmx_status integ_caw_fn(struct tcmx_cmd *cmd)
 
 	buf = kvmalloc(3 * len, GFP_KERNEL);
 	if (!buf)
-		return TCMX_BUSY;
+		return integ_result(cmd, TCMX_BUSY);
 	medium = buf + 2 * len;
 	if (!integ_data(cmd, 0, buf, 2 * len)) {
 		kvfree(buf);
-		return tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
+		return integ_result(cmd, tcmx_sense(cmd,
+						    TCMX_SENSE_INTERNAL_ERROR));
 	}
 	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
 	ret = dev->ops->read_blocks(dev, cmd->lba, cmd->nr_blocks, medium);
@@ -318,7 +329,7 @@ static enum tcmx_status integ_caw_fn(struct tcmx_cmd *cmd)
 	}
 	integ_excl_end(dev);
 	kvfree(buf);
-	return status;
+	return integ_result(cmd, status);
 }
 
 static enum tcmx_status integ_verify(struct tcmx_cmd *cmd)
@@ -388,7 +399,7 @@ enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
 		return TCMX_GOOD;
 	cmd->desc = d;
 	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;
-	cmd->xfer_len = cmd->nr_blocks << dev->block_shift;
+	cmd->xfer_len = (u64)cmd->nr_blocks << dev->block_shift;
 	return tcmx_defer(cmd, integ_excl_write_fn);
 }
 

@@ -53,6 +53,7 @@ void ut_test_sbc(void);
 void ut_test_spc(void);
 void ut_test_spc_more(void);
 void ut_test_cdb(void);
+void ut_test_integrity(void);
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;

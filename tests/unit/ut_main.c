@@ -291,6 +291,8 @@ static const struct {
 	{ TCMX_SENSE_SAVING_NOT_SUPPORTED, 0x05, 0x39, 0x00 },
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
+	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
+	{ TCMX_SENSE_WRITE_PROTECTED,	  0x07, 0x27, 0x00 },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -464,6 +466,8 @@ int main(void)
 	ut_test_spc();
 	ut_fixture_reset();
 	ut_test_cdb();
+	ut_fixture_reset();
+	ut_test_integrity();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;
