@@ -61,6 +61,7 @@ extern u32 ut_out_len;
 #define RUN_OUT(cdb, buf, buf_len, data_len, lun)			\
 	(ut_out = (buf), ut_out_len = (buf_len),			\
 	 RUN(cdb, data_len, DMA_TO_DEVICE, lun))
+void ut_test_integrity(void);
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;

@@ -294,6 +294,8 @@ static const struct {
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
 	{ TCMX_SENSE_PARAM_LIST_LENGTH,	  0x05, 0x1a, 0x00 },
+	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
+	{ TCMX_SENSE_WRITE_PROTECTED,	  0x07, 0x27, 0x00 },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -474,6 +476,7 @@ int main(void)
 	ut_test_cdb();
 	ut_fixture_reset();
 	ut_test_lbp();
+	ut_test_integrity();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;
