@@ -342,16 +342,43 @@ static struct scsi_host_template loop_sht = {
 
 /* ---- WWN: one Scsi_Host ---- */
 
-static bool loop_valid_wwn(const char *name)
-{
-	int i;
+/*
+ * The port names tcm_loop takes, by their prefix: "naa." (a SAS address:
+ * 16 hex digits for the target, 16 or 32 for the initiator), "fc." (16 hex
+ * digits) or "iqn." (an iSCSI name: printable, no blanks).  A nexus must
+ * use its WWN's kind, as in-tree.
+ */
+enum loop_kind { LOOP_BAD, LOOP_NAA, LOOP_FC, LOOP_IQN };
 
-	if (strncmp(name, "naa.", 4) || strlen(name) != 4 + LOOP_WWN_HEX)
-		return false;
-	for (i = 4; i < 4 + LOOP_WWN_HEX; i++)
-		if (!isxdigit(name[i]))
+static bool loop_all_hex(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isxdigit(s[i]))
 			return false;
 	return true;
+}
+
+static enum loop_kind loop_port_kind(const char *name, size_t len, bool target)
+{
+	size_t i;
+
+	if (len > 4 && !strncmp(name, "naa.", 4)) {
+		if (len - 4 != LOOP_WWN_HEX && (target || len - 4 != 32))
+			return LOOP_BAD;
+		return loop_all_hex(name + 4, len - 4) ? LOOP_NAA : LOOP_BAD;
+	}
+	if (len > 3 && !strncmp(name, "fc.", 3))
+		return len - 3 == LOOP_WWN_HEX && loop_all_hex(name + 3, len - 3) ?
+		       LOOP_FC : LOOP_BAD;
+	if (len > 4 && !strncmp(name, "iqn.", 4) && len < LOOP_NAME_LEN) {
+		for (i = 4; i < len; i++)
+			if (name[i] <= ' ' || name[i] > '~')
+				return LOOP_BAD;
+		return LOOP_IQN;
+	}
+	return LOOP_BAD;
 }
 
 static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
@@ -360,8 +387,9 @@ static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
 	struct loop_hba *hba;
 	int ret;
 
-	if (!loop_valid_wwn(name)) {
-		pr_err("WWN %s is not naa.<16 hex digits>\n", name);
+	if (loop_port_kind(name, strlen(name), true) == LOOP_BAD) {
+		pr_err("WWN %.64s is not naa.<16 hex digits>, fc.<16 hex digits> or iqn.<name>\n",
+		       name);
 		return ERR_PTR(-EINVAL);
 	}
 	hba = kzalloc(sizeof(*hba), GFP_KERNEL);
@@ -531,21 +559,6 @@ static ssize_t loop_tpg_nexus_show(struct config_item *item, char *page)
 	return ret;
 }
 
-/* naa.<16 or 32 hex digits>, the forms of NAA 2, 3, 5 and 6 names */
-static bool loop_valid_port(const char *name, size_t len)
-{
-	size_t i;
-
-	if (len != 4 + 16 && len != 4 + 32)
-		return false;
-	if (strncmp(name, "naa.", 4))
-		return false;
-	for (i = 4; i < len; i++)
-		if (!isxdigit(name[i]))
-			return false;
-	return true;
-}
-
 static ssize_t loop_tpg_nexus_store(struct config_item *item,
 				    const char *page, size_t count)
 {
@@ -569,8 +582,10 @@ static ssize_t loop_tpg_nexus_store(struct config_item *item,
 		} else {
 			loop_drop_nexus(lt);
 		}
-	} else if (!loop_valid_port(page, len)) {
-		pr_err("tpgt_%u: initiator port %.*s is not naa.<16 or 32 hex digits>\n",
+	} else if (loop_port_kind(page, len, false) !=
+		   loop_port_kind(tcmx_wwn_name(&lt->hba->wwn),
+				  strlen(tcmx_wwn_name(&lt->hba->wwn)), true)) {
+		pr_err("tpgt_%u: initiator port %.*s is not a port name of the WWN's kind (naa.<16 or 32 hex digits>, fc.<16 hex digits>, iqn.<name>)\n",
 		       lt->tpg.tag, (int)min_t(size_t, len, 64), page);
 		ret = -EINVAL;
 	} else if (lt->nexus[0]) {
@@ -600,11 +615,11 @@ static ssize_t loop_tpg_transport_status_store(struct config_item *item,
 {
 	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
 
-	if (!strncmp(page, "online", 6)) {
+	if (sysfs_streq(page, "online")) {
 		WRITE_ONCE(lt->offline, false);
 		return count;
 	}
-	if (!strncmp(page, "offline", 7)) {
+	if (sysfs_streq(page, "offline")) {
 		WRITE_ONCE(lt->offline, true);
 		return count;
 	}

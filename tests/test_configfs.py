@@ -5,6 +5,7 @@ paths of bad configfs writes."""
 import errno
 import os
 import re
+import secrets
 import stat
 
 import pytest
@@ -187,6 +188,42 @@ def test_transport_status(stack):
     wr(tpg + "/transport_status", "online")
     assert rd(tpg + "/transport_status").strip() == "online"
     tur(dev)
+    # only the two words, with at most a trailing newline
+    for bad in ("onlinex", "offline2", "on", "offline\n\n"):
+        assert err_of(wr, tpg + "/transport_status", bad) == errno.EINVAL, bad
+        assert rd(tpg + "/transport_status").strip() == "online"
+    tur(dev)
+
+
+@pytest.mark.parametrize("kind", ["naa", "fc", "iqn"])
+def test_wwn_kinds(stack, kind):
+    """tcm_loop's three port name kinds: the WWN's kind is the nexus's."""
+    hexa = secrets.token_hex(8)
+    wwn, nexus, other = {
+        "naa": ("naa.5001405" + hexa[:9], "naa.5001405" + hexa[7:16],
+                "fc.5001405000000001"),
+        "fc": ("fc.5001405" + hexa[:9], "fc.5001406" + hexa[:9],
+               "naa.5001405000000001"),
+        "iqn": ("iqn.2003-01.org.example:t" + hexa,
+                "iqn.2003-01.org.example:i" + hexa, "naa.5001405000000001"),
+    }[kind]
+    tpg = "%s/%s/tpgt_1" % (LOOP, wwn)
+    os.makedirs(tpg)
+    assert err_of(wr, tpg + "/nexus", other) == errno.EINVAL
+    wr(tpg + "/nexus", nexus)
+    # in-tree shows an fc. name without its prefix
+    assert rd(tpg + "/nexus").strip() in (nexus, nexus.split("fc.")[-1])
+    so = mk_rd("r0", 16 * MiB)
+    link_lun(tpg, 0, so)
+    tur(disk(tpg, 0))
+
+
+@pytest.mark.tcmx_only
+def test_bad_wwn_names(stack):
+    for bad in ("naa.123", "naa.50014050000000zz", "fc.12", "iqn.",
+                "iqn.a b", "eui.0123456789abcdef", "xyz"):
+        assert err_of(os.mkdir, LOOP + "/" + bad) == errno.EINVAL, bad
+        assert not os.path.exists(LOOP + "/" + bad)
 
 
 # ---------------------------------------------------------- error paths
