@@ -476,6 +476,7 @@ int main(void)
 	ut_test_cdb();
 	ut_fixture_reset();
 	ut_test_lbp();
+	ut_fixture_reset();
 	ut_test_integrity();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
