@@ -259,7 +259,6 @@ static inline void *kvmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
 static inline void kvfree(const void *p) { free((void *)p); }
 static inline void mutex_init(struct mutex *m) { (void)m; }
 static inline void synchronize_rcu_expedited(void) {}
-static inline void cond_resched(void) {}
 static inline void set_bit(long nr, unsigned long *addr)
 {
 	*addr |= 1UL << nr;
