@@ -53,6 +53,9 @@ void ut_test_sbc(void);
 void ut_test_spc(void);
 void ut_test_spc_more(void);
 void ut_test_cdb(void);
+void ut_test_xcopy(void);
+void ut_test_spc_misc(void);
+extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;

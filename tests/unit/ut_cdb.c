@@ -83,7 +83,8 @@ static void cdb_direction(void)
 static unsigned int rsoc_count(void)
 {
 	const struct tcmx_cmd_desc *rows[] = {
-		tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds,
+		tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds, tcmx_lbp_cmds,
+		tcmx_integrity_cmds, tcmx_xcopy_cmds, tcmx_spc_misc_cmds,
 	};
 	const struct tcmx_cmd_desc *d;
 	unsigned int i, n = 0;
