@@ -329,6 +329,7 @@ static void tcmx_dev_release(struct config_item *item)
 	tcmx_stats_dev_exit(dev);
 	WARN_ON_ONCE(!list_empty(&dev->luns));
 	ida_destroy(&dev->rtpi_ida);
+	mutex_destroy(&dev->excl_mutex);
 	mutex_destroy(&dev->lock);
 	kfree(dev->echo_buf);
 	kfree(dev->xcopy_ids);
@@ -366,6 +367,7 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&dev->lock);
+	mutex_init(&dev->excl_mutex);
 	INIT_LIST_HEAD(&dev->tg_pt_gps);
 	INIT_LIST_HEAD(&dev->luns);
 	ida_init(&dev->rtpi_ida);

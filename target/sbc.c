@@ -2,8 +2,9 @@
 /*
  * Block commands (SBC-3): their rows of the command table, and the few
  * block commands a Linux initiator needs beyond READ/WRITE (READ CAPACITY,
- * SYNCHRONIZE CACHE, START STOP UNIT, VERIFY).  READ/WRITE themselves are
- * decoded by cdb.c and run by the backend.  No protection information, no
+ * SYNCHRONIZE CACHE, START STOP UNIT).  READ/WRITE themselves are decoded
+ * by cdb.c and run by the backend; VERIFY and the other integrity commands
+ * are in sbc_integrity.c.  No protection information, no
  * thin provisioning.  Everything here may run in atomic context and nothing
  * here allocates.
  */
@@ -76,8 +77,8 @@ static enum tcmx_status sbc_sync_cache(struct tcmx_cmd *cmd)
 /*
  * Byte 1 of READ and WRITE(10/12/16): RDPROTECT/WRPROTECT (bits 7-5) stay
  * 0 without protection information; DPO, FUA and FUA_NV may be set, and
- * RARC on a READ.  VERIFY takes DPO only: BYTCHK 0, no comparison.  Only
- * POWER CONDITION 0 (START_VALID) starts or stops: no medium to eject.
+ * RARC on a READ.  Only POWER CONDITION 0 (START_VALID) starts or stops:
+ * no medium to eject.
  */
 struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	{ .opcode = READ_6, .len = 6, .dir = DMA_FROM_DEVICE, .flags = SBC_RW,
@@ -104,11 +105,6 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	  .name = "WRITE(10)",
 	  .usage = { WRITE_10, 0x1a, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff,
 		     0x00 } },
-	{ .opcode = VERIFY, .len = 10, .dir = DMA_NONE, .flags = SBC_RANGE,
-	  .name = "VERIFY(10)",
-	  .usage = { VERIFY, 0x10, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff,
-		     0x00 },
-	  .execute = tcmx_execute_nop },
 	{ .opcode = SYNCHRONIZE_CACHE, .len = 10, .dir = DMA_NONE,
 	  .flags = SBC_RANGE, .name = "SYNCHRONIZE CACHE(10)",
 	  .usage = { SYNCHRONIZE_CACHE, 0x06, 0xff, 0xff, 0xff, 0xff, 0x1f,
@@ -122,11 +118,6 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	  .name = "WRITE(16)",
 	  .usage = { WRITE_16, 0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 } },
-	{ .opcode = VERIFY_16, .len = 16, .dir = DMA_NONE, .flags = SBC_RANGE,
-	  .name = "VERIFY(16)",
-	  .usage = { VERIFY_16, 0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		     0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
-	  .execute = tcmx_execute_nop },
 	{ .opcode = SYNCHRONIZE_CACHE_16, .len = 16, .dir = DMA_NONE,
 	  .flags = SBC_RANGE, .name = "SYNCHRONIZE CACHE(16)",
 	  .usage = { SYNCHRONIZE_CACHE_16, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff,

@@ -258,6 +258,17 @@ struct tcmx_dev {
 	char				alias[256];
 	char				udev_path[256];
 	struct tcmx_dev_stats		stats;
+
+	/*
+	 * Exclusion for COMPARE AND WRITE, ORWRITE and WRITE ATOMIC
+	 * (sbc_integrity.c).  excl_mutex serialises the core's emulated
+	 * writes (tcmx_excl_lock()); while one of those three holds it,
+	 * [excl_lba, excl_lba + excl_nr) is its range and TCMX_GATE_EXCL is
+	 * set, so that inline WRITEs to the range wait for it.
+	 */
+	struct mutex			excl_mutex;
+	u64				excl_lba;
+	u64				excl_nr;
 	/* allocated on first use, freed with the device */
 	struct tcmx_echo_buf		*echo_buf;	/* spc_misc.c */
 	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */

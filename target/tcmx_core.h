@@ -29,6 +29,7 @@
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
 
+#include <linux/minmax.h>
 #include "tcmx.h"
 
 /* A registered fabric. */
@@ -194,9 +195,37 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
 /* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
-/* sbc_integrity.c: a write-type command against a held range */
+/*
+ * sbc_integrity.c: exclusion for COMPARE AND WRITE, ORWRITE and WRITE
+ * ATOMIC, which must not interleave with any other write to their blocks.
+ * Such a command holds dev->excl_mutex, publishes its range, sets
+ * TCMX_GATE_EXCL and waits for an RCU grace period, so that every inline
+ * WRITE(6/10/12/16) either finished before it or passes through
+ * tcmx_excl_check(), which defers a WRITE to a held range until the range
+ * is released.  Rows of TCMX_CMD_RW are handled by the gate; every other
+ * write-type row (WRITE SAME, UNMAP, EXTENDED COPY, ...) must do its medium
+ * access in a tcmx_defer'd fn between tcmx_excl_lock() and
+ * tcmx_excl_unlock() (process context, sleeps; @lba/@nr name the range,
+ * for a finer lock later), and returns TCMX_GOOD from the gate.
+ * Commands rd_mcp deferred itself for allocation are not waited for.
+ */
 enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
 				 const struct tcmx_cmd_desc *d);
+void tcmx_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr);
+void tcmx_excl_unlock(struct tcmx_dev *dev);
+
+/*
+ * Integrity limits, for the block limits VPD page too: COMPARE AND WRITE
+ * up to TCMX_CAW_MAX_BLOCKS blocks; WRITE ATOMIC(16) up to 1 MiB of
+ * blocks, within the device's largest transfer.
+ */
+#define TCMX_CAW_MAX_BLOCKS	255
+#define TCMX_ATOMIC_MAX_BYTES	(1U << 20)
+static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
+{
+	return min_t(u32, TCMX_ATOMIC_MAX_BYTES >> dev->block_shift,
+		     dev->attrib.hw_max_sectors);
+}
 
 /* transport.c: the core's workqueue for tcmx_defer() */
 int tcmx_transport_init(void);

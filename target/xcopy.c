@@ -313,18 +313,6 @@ static enum tcmx_status xc_parse(struct tcmx_cmd *cmd, struct xc_op *op,
 
 /* ---- the copy --------------------------------------------------------- */
 
-/*
- * TODO(integrity): the COMPARE AND WRITE exclusion, tcmx_excl_lock() and
- * tcmx_excl_unlock() of sbc_integrity.c, once that branch is merged: the
- * destination's chunk must not interleave with a COMPARE AND WRITE.
- */
-static void xc_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr)
-{
-}
-
-static void xc_excl_unlock(struct tcmx_dev *dev)
-{
-}
 
 /*
  * The LU CSCD descriptor @index names: the receiving device itself
@@ -380,9 +368,10 @@ static enum tcmx_status xc_move(struct tcmx_cmd *cmd, struct xc_op *op,
 		ret = src->ops->read_blocks(src, op->src_lba + at, n, buf);
 		if (ret)
 			break;
-		xc_excl_lock(dst, op->dst_lba + at, n);
+		/* not interleaved with a COMPARE AND WRITE (sbc_integrity.c) */
+		tcmx_excl_lock(dst, op->dst_lba + at, n);
 		ret = dst->ops->write_blocks(dst, op->dst_lba + at, n, buf);
-		xc_excl_unlock(dst);
+		tcmx_excl_unlock(dst);
 		if (ret)
 			break;
 		done += n;

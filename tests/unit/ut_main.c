@@ -306,6 +306,7 @@ static const struct {
 	{ TCMX_SENSE_COMMAND_SEQUENCE,	  0x05, 0x2c, 0x00 },
 	{ TCMX_SENSE_INSUFFICIENT_RESOURCES, 0x05, 0x55, 0x03 },
 	{ TCMX_SENSE_OPERATION_IN_PROGRESS, 0x05, 0x00, 0x16 },
+	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -484,6 +485,8 @@ int main(void)
 	ut_test_spc();
 	ut_fixture_reset();
 	ut_test_cdb();
+	ut_fixture_reset();
+	ut_test_integrity();
 	ut_fixture_reset();
 	ut_test_xcopy();
 	ut_fixture_reset();

@@ -70,7 +70,7 @@ static void sbc_other(void)
 	EXPECT(RUN(C(0x35), 0, NONE, 0), UT_DEFERRED);
 	CHECK(ut_cmd.lba == 0 && ut_cmd.nr_blocks == 0 && ut_data[0] == UT_FILL);
 	EXPECT(RUN(C(0x91, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
-	/* VERIFY: BYTCHK must be 0, otherwise GOOD with nothing to do */
+	/* VERIFY: BYTCHK 1 needs its data-out buffer; BYTCHK 0 checks the range */
 	EXPECT(RUN(C(0x2f, 0x02, 0, 0, 0, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 1), 0, NONE, 0), UT_GOOD);
 	CHECK(ut_cmd.lba == 0x10 && ut_cmd.nr_blocks == 1);

@@ -115,9 +115,6 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 {
 	return *addr & (1UL << nr);
 }
-static inline void cond_resched(void) {}
-static inline void *kvmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
-static inline void kvfree(const void *p) { free((void *)p); }
 /* time: a clock the test sets */
 #define HZ			100
 #define NSEC_PER_MSEC		1000000ULL
@@ -258,5 +255,21 @@ static inline int fls(unsigned int x)
 void scsi_build_sense_buffer(int desc, u8 *buf, u8 key, u8 asc, u8 ascq);
 int scsi_set_sense_information(u8 *buf, int buf_len, u64 info);
 int scsi_set_sense_field_pointer(u8 *buf, int buf_len, u16 fp, u8 bp, bool cd);
+
+/* sbc_integrity.c: bounce buffers and its exclusion (one thread) */
+static inline void *kvmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
+static inline void kvfree(const void *p) { free((void *)p); }
+static inline void mutex_init(struct mutex *m) { (void)m; }
+static inline void synchronize_rcu_expedited(void) {}
+static inline void cond_resched(void) {}
+static inline void set_bit(long nr, unsigned long *addr)
+{
+	*addr |= 1UL << nr;
+}
+
+static inline void clear_bit(long nr, unsigned long *addr)
+{
+	*addr &= ~(1UL << nr);
+}
 
 #endif /* UT_KERNEL_H */
