@@ -5,6 +5,7 @@ ReceiveCopyResults suites; the 3PC bit and VPD page 8Fh."""
 import mmap
 import os
 import re
+import shutil
 import struct
 
 import pytest
@@ -132,6 +133,26 @@ def test_sg_xcopy_on_source_and_within_a_lun(two_luns, run):
     run(["sg_xcopy", "if=" + sgs, "of=" + sgs, "bs=512",
          "count=%d" % (8 * MiB // 512), "seek=%d" % (1 * MiB // 512)])
     assert read_direct(src, MiB, 8 * MiB) == want
+
+
+@pytest.mark.skipif(not shutil.which("ddpt"), reason="no ddpt")
+def test_ddpt_xcopy(two_luns, run):
+    src, dst = two_luns["dev"]
+    sgs, sgd = two_luns["sg"]
+    want = fill(src, 0, 16, 0xdd)
+    fill(dst, 0, 20, 2)
+    run(["ddpt", "if=" + sgs, "of=" + sgd, "bs=512",
+         "count=%d" % (16 * MiB // 512), "oflag=xcopy"], timeout=600)
+    assert read_direct(dst, 0, 20 * MiB) == want + fill_bytes(16, 4, 2)
+
+
+def test_sg_copy_results_operating_parameters(scsi_lun):
+    text = tcmxlib.tool("sg_copy_results", "--params", scsi_lun["sg"])
+    for line in ("Maximum target descriptor count: 2",
+                 "Maximum segment descriptor count: 1",
+                 "Maximum descriptor list length: 1024 bytes",
+                 "Maximum segment length: 268435456 bytes"):
+        assert line in text, text
 
 
 @pytest.mark.tcmx_only
