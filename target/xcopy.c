@@ -313,7 +313,6 @@ static enum tcmx_status xc_parse(struct tcmx_cmd *cmd, struct xc_op *op,
 
 /* ---- the copy --------------------------------------------------------- */
 
-
 /*
  * The LU CSCD descriptor @index names: the receiving device itself
  * (nothing to pin), or another one pinned through *@pin.  NULL if there is
@@ -344,7 +343,7 @@ static struct tcmx_dev *xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op,
 }
 
 /*
- * Move @nr blocks in chunks; backwards when the destination overlaps the
+ * Move the segment in chunks; backwards when the destination overlaps the
  * source from above on the same device, so every block is read before
  * it is overwritten.
  */
