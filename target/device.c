@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 #include "tcmx_core.h"
 #include "device.h"
 
@@ -123,6 +124,70 @@ static void tcmx_backend_report_missing(const char *name)
 	mutex_unlock(&tcmx_cfs_mutex);
 	pr_err("no backstore plugin '%s' (tcmx provides: %s)\n",
 	       name, n ? list : "none");
+}
+
+/* ------------------------------------------------------------------ */
+/* all devices, for EXTENDED COPY's look-up by designator             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Devices from mkdir to release, by statistics index.  Its own mutex, not
+ * tcmx_cfs_mutex: an unlink holds that one while it waits for the LUN's
+ * commands, one of which may be looking a device up here.
+ */
+static DEFINE_XARRAY(tcmx_devs);
+static DEFINE_MUTEX(tcmx_devs_mutex);
+
+static int tcmx_devs_add(struct tcmx_dev *dev)
+{
+	int ret;
+
+	mutex_lock(&tcmx_devs_mutex);
+	ret = xa_insert(&tcmx_devs, dev->stats.index, dev, GFP_KERNEL);
+	mutex_unlock(&tcmx_devs_mutex);
+	return ret;
+}
+
+static void tcmx_devs_del(struct tcmx_dev *dev)
+{
+	mutex_lock(&tcmx_devs_mutex);
+	if (xa_load(&tcmx_devs, dev->stats.index) == dev)
+		xa_erase(&tcmx_devs, dev->stats.index);
+	mutex_unlock(&tcmx_devs_mutex);
+}
+
+/*
+ * A LUN on dev->luns (under dev->lock) has a live or killed reference,
+ * never an exited one: only a live one is taken.
+ */
+struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa)
+{
+	struct tcmx_lun *lun, *found = NULL;
+	u8 mine[TCMX_NAA_LEN];
+	struct tcmx_dev *dev;
+	unsigned long index;
+
+	mutex_lock(&tcmx_devs_mutex);
+	xa_for_each(&tcmx_devs, index, dev) {
+		mutex_lock(&dev->lock);
+		if (dev->enabled && dev->export_count &&
+		    tcmx_dev_naa(dev, mine) && !memcmp(mine, naa, sizeof(mine)))
+			list_for_each_entry(lun, &dev->luns, dev_node)
+				if (percpu_ref_tryget_live(&lun->ref)) {
+					found = lun;
+					break;
+				}
+		mutex_unlock(&dev->lock);
+		if (found)
+			break;
+	}
+	mutex_unlock(&tcmx_devs_mutex);
+	return found;
+}
+
+void tcmx_lun_put(struct tcmx_lun *lun)
+{
+	percpu_ref_put(&lun->ref);
 }
 
 /* ------------------------------------------------------------------ */
@@ -250,6 +315,7 @@ static void tcmx_dev_release(struct config_item *item)
 {
 	struct tcmx_dev *dev = to_dev(item);
 
+	tcmx_devs_del(dev);
 	if (dev->ops) {		/* NULL: tcmx_hba_make_dev() failed */
 		mutex_lock(&dev->lock);
 		if (dev->ops->free_dev)
@@ -265,6 +331,8 @@ static void tcmx_dev_release(struct config_item *item)
 	ida_destroy(&dev->rtpi_ida);
 	mutex_destroy(&dev->excl_mutex);
 	mutex_destroy(&dev->lock);
+	kfree(dev->echo_buf);
+	kfree(dev->xcopy_ids);
 	kfree(dev);
 }
 
@@ -318,12 +386,21 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 		if (ret)
 			goto out_put;
 	}
+	ret = tcmx_devs_add(dev);
+	if (ret)
+		goto out_free;
 
 	mutex_lock(&tcmx_cfs_mutex);
 	tcmx_dev_count++;
 	mutex_unlock(&tcmx_cfs_mutex);
 	return &dev->group;
 
+out_free:
+	if (dev->ops->free_dev) {
+		mutex_lock(&dev->lock);
+		dev->ops->free_dev(dev);
+		mutex_unlock(&dev->lock);
+	}
 out_put:
 	dev->ops = NULL;	/* nothing for release to undo */
 	config_item_put(&dev->group.cg_item);

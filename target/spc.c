@@ -57,6 +57,12 @@ static u8 spc_tpgs(struct tcmx_cmd *cmd)
 	return gp ? (gp->access_type & 0x03) << 4 : 0;
 }
 
+/* EXTENDED COPY (xcopy.c) needs the backend's block operations */
+static bool spc_has_3pc(struct tcmx_dev *dev)
+{
+	return dev->ops->read_blocks && dev->ops->write_blocks;
+}
+
 static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
 {
 	struct tcmx_dev *dev = cmd->dev;
@@ -70,6 +76,8 @@ static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
 		return SPC_STD_INQUIRY_LEN;
 	}
 	buf[5] = spc_tpgs(cmd);
+	if (spc_has_3pc(dev))
+		buf[5] |= 0x08;			/* 3PC: EXTENDED COPY */
 	if (READ_ONCE(dev->export_count) > 1)
 		buf[6] = 0x10;			/* MULTIP */
 	spc_put_ascii(&buf[8], dev->t10.vendor, 8);
@@ -88,6 +96,7 @@ static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
 struct spc_vpd_page {
 	u8 code;
 	u32 (*fill)(struct tcmx_cmd *cmd, u8 *buf);
+	bool (*shown)(struct tcmx_dev *dev);	/* NULL: always */
 };
 
 static u32 spc_vpd_serial(struct tcmx_cmd *cmd, u8 *buf)
@@ -184,6 +193,78 @@ static u32 spc_vpd_devid(struct tcmx_cmd *cmd, u8 *buf)
 	return p - &buf[4];
 }
 
+bool tcmx_dev_naa(struct tcmx_dev *dev, u8 *naa)
+{
+	memset(naa, 0, TCMX_NAA_LEN);
+	if (!dev->t10.unit_serial[0])
+		return false;
+	spc_fill_naa(dev, naa);
+	return true;
+}
+
+/*
+ * Extended INQUIRY data: simple, ordered and head of queue task
+ * attributes; V_SUP with a volatile cache to verify against.  No
+ * protection information, no non-volatile cache.
+ */
+static u32 spc_vpd_ext_inquiry(struct tcmx_cmd *cmd, u8 *buf)
+{
+	buf[5] = 0x07;				/* HEADSUP ORDSUP SIMPSUP */
+	if (cmd->dev->attrib.emulate_write_cache)
+		buf[6] = 0x01;			/* V_SUP */
+	return 0x3c;
+}
+
+/* one third-party copy descriptor: type, then length (a multiple of 4) */
+static u32 spc_3pc_desc(u8 *p, u16 type, u32 len)
+{
+	len = ALIGN(len, 4);
+	put_unaligned_be16(type, &p[0]);
+	put_unaligned_be16(len - 4, &p[2]);
+	return len;
+}
+
+/* What xcopy.c does: opcode, count of service actions, the actions */
+static const u8 spc_3pc_cmds[] = {
+	EXTENDED_COPY, 1, 0x00,				/* LID1 */
+	RECEIVE_COPY_RESULTS, 2, 0x00, 0x03,	/* COPY STATUS, OP PARAMS */
+};
+
+/*
+ * Third-party copy (SPC-4 7.8.17): supported commands, parameter data,
+ * supported descriptors (block to block, identification CSCD), supported
+ * CSCD descriptor IDs (none beyond list indexes), general copy operations.
+ */
+static u32 spc_vpd_3pc(struct tcmx_cmd *cmd, u8 *buf)
+{
+	u8 shift = cmd->dev->block_shift;
+	u8 *p = &buf[4];
+
+	p[4] = sizeof(spc_3pc_cmds);
+	memcpy(&p[5], spc_3pc_cmds, sizeof(spc_3pc_cmds));
+	p += spc_3pc_desc(p, 0x0001, 5 + sizeof(spc_3pc_cmds));
+
+	put_unaligned_be16(TCMX_XCOPY_MAX_CSCD, &p[8]);
+	put_unaligned_be16(TCMX_XCOPY_MAX_SEG, &p[10]);
+	put_unaligned_be32(TCMX_XCOPY_MAX_LIST, &p[12]);
+	p += spc_3pc_desc(p, 0x0004, 32);	/* no inline data */
+
+	p[4] = 2;
+	p[5] = 0x02;				/* block to block */
+	p[6] = 0xe4;				/* identification CSCD */
+	p += spc_3pc_desc(p, 0x0008, 7);
+
+	p += spc_3pc_desc(p, 0x000c, 6);	/* an empty list */
+
+	put_unaligned_be32(TCMX_XCOPY_IDS, &p[4]);
+	put_unaligned_be32(TCMX_XCOPY_IDS, &p[8]);
+	put_unaligned_be32(TCMX_XCOPY_MAX_SEG_BYTES, &p[12]);
+	p[16] = shift;				/* DATA SEGMENT GRANULARITY */
+	p[17] = shift;				/* INLINE DATA GRANULARITY */
+	p += spc_3pc_desc(p, 0x8001, 36);
+	return p - &buf[4];
+}
+
 /*
  * Optimal transfer length as the sd driver accepts it silently: not above
  * the maximum transfer length nor 0xffff blocks, a whole number of pages,
@@ -209,6 +290,8 @@ static u32 spc_vpd_block_limits(struct tcmx_cmd *cmd, u8 *buf)
 	struct tcmx_dev_attrib *a = &dev->attrib;
 	u32 max_blocks = a->hw_max_sectors;
 
+	/* MAXIMUM COMPARE AND WRITE LENGTH */
+	buf[5] = min_t(u32, TCMX_CAW_MAX_BLOCKS, max_blocks);
 	put_unaligned_be32(max_blocks, &buf[8]);
 	put_unaligned_be32(spc_opt_xfer_blocks(dev, max_blocks), &buf[12]);
 	if (a->emulate_tpu) {
@@ -220,8 +303,7 @@ static u32 spc_vpd_block_limits(struct tcmx_cmd *cmd, u8 *buf)
 			buf[32] |= 0x80;			/* UGAVALID */
 	}
 	put_unaligned_be64(a->max_write_same_len, &buf[36]);
-	put_unaligned_be32(min_t(u32, TCMX_ATOMIC_MAX_BLOCKS, max_blocks),
-			   &buf[44]);
+	put_unaligned_be32(tcmx_atomic_max_blocks(dev), &buf[44]);
 	put_unaligned_be32(1, &buf[48]);		/* ATOMIC ALIGNMENT */
 	put_unaligned_be32(1, &buf[52]);	/* ATOMIC TRANSFER LENGTH GRAN. */
 	return 0x3c;
@@ -262,6 +344,8 @@ static u32 spc_vpd_lbp(struct tcmx_cmd *cmd, u8 *buf)
 static const struct spc_vpd_page spc_vpd_pages[] = {
 	{ 0x80, spc_vpd_serial },
 	{ 0x83, spc_vpd_devid },
+	{ 0x86, spc_vpd_ext_inquiry },
+	{ 0x8f, spc_vpd_3pc, spc_has_3pc },
 	{ 0xb0, spc_vpd_block_limits },
 	{ 0xb1, spc_vpd_block_chars },
 	{ 0xb2, spc_vpd_lbp },
@@ -269,14 +353,17 @@ static const struct spc_vpd_page spc_vpd_pages[] = {
 
 static u32 spc_vpd_supported(struct tcmx_cmd *cmd, u8 *buf)
 {
-	unsigned int i;
+	const struct spc_vpd_page *pg;
+	u32 n = 1;
 
 	/* buf[4] is page 0x00 itself; without a LUN that is all */
 	if (!cmd->dev)
 		return 1;
-	for (i = 0; i < ARRAY_SIZE(spc_vpd_pages); i++)
-		buf[5 + i] = spc_vpd_pages[i].code;
-	return 1 + ARRAY_SIZE(spc_vpd_pages);
+	for (pg = spc_vpd_pages; pg < spc_vpd_pages + ARRAY_SIZE(spc_vpd_pages);
+	     pg++)
+		if (!pg->shown || pg->shown(cmd->dev))
+			buf[4 + n++] = pg->code;
+	return n;
 }
 
 static const struct spc_vpd_page spc_vpd_page_00 = { 0x00, spc_vpd_supported };
@@ -289,7 +376,9 @@ static const struct spc_vpd_page *spc_find_vpd(struct tcmx_cmd *cmd, u8 code)
 		return &spc_vpd_page_00;
 	for (i = 0; cmd->dev && i < ARRAY_SIZE(spc_vpd_pages); i++)
 		if (spc_vpd_pages[i].code == code)
-			return &spc_vpd_pages[i];
+			return !spc_vpd_pages[i].shown ||
+			       spc_vpd_pages[i].shown(cmd->dev) ?
+			       &spc_vpd_pages[i] : NULL;
 	return NULL;
 }
 

@@ -89,6 +89,7 @@ enum tcmx_sense {
 	TCMX_SENSE_UA_CAPACITY_CHANGED,	/* 06/2A/09 */
 	TCMX_SENSE_UA_COMMANDS_CLEARED,	/* 06/2F/00 */
 	TCMX_SENSE_UA_LUNS_CHANGED,	/* 06/3F/0E */
+	TCMX_SENSE_OPERATION_IN_PROGRESS,	/* 05/00/16 */
 	TCMX_SENSE_NR
 };
 
@@ -268,6 +269,9 @@ struct tcmx_dev {
 	struct mutex			excl_mutex;
 	u64				excl_lba;
 	u64				excl_nr;
+	/* allocated on first use, freed with the device */
+	struct tcmx_echo_buf		*echo_buf;	/* spc_misc.c */
+	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */
 };
 
 /* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */

@@ -61,6 +61,16 @@ void tcmx_core_dir_exit(void);
 bool tcmx_item_is_dev(struct config_item *item);
 struct tcmx_dev *tcmx_item_to_dev(struct config_item *item);
 
+/*
+ * device.c: a LUN exporting the enabled device whose NAA designator (VPD
+ * page 83h, tcmx_dev_naa()) is the TCMX_NAA_LEN bytes at @naa, pinned like
+ * a deferred command's LUN: its device stays until tcmx_lun_put(), and
+ * unlinking that LUN waits for it.  NULL if there is none.  Process
+ * context; takes no lock an unlink holds while it drains a LUN.
+ */
+struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa);
+void tcmx_lun_put(struct tcmx_lun *lun);
+
 /* alua.c: a LUN joins @dev's default group / leaves its group (dev->lock) */
 void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev);
 void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev);
@@ -148,12 +158,23 @@ static inline bool tcmx_dev_thin(const struct tcmx_dev *dev)
 }
 
 /*
- * Block Limits VPD: the most blocks one atomic write may carry (MAXIMUM
- * ATOMIC TRANSFER LENGTH, reported as at most hw_max_sectors); ATOMIC
- * ALIGNMENT and ATOMIC TRANSFER LENGTH GRANULARITY are 1.  1 MiB of
- * 512-byte blocks.
+ * spc.c: the device's NAA IEEE Registered Extended designator, as VPD page
+ * 83h shows it, into @naa (TCMX_NAA_LEN bytes); false if it has none (no
+ * unit serial).
  */
-#define TCMX_ATOMIC_MAX_BLOCKS	2048
+#define TCMX_NAA_LEN	16
+bool tcmx_dev_naa(struct tcmx_dev *dev, u8 *naa);
+
+/*
+ * xcopy.c's limits, which VPD page 8Fh (spc.c) reports too: CSCD and
+ * segment descriptors per EXTENDED COPY, bytes in both lists, bytes per
+ * segment, copies with a list identifier per device.
+ */
+#define TCMX_XCOPY_MAX_CSCD		2
+#define TCMX_XCOPY_MAX_SEG		1
+#define TCMX_XCOPY_MAX_LIST		1024
+#define TCMX_XCOPY_MAX_SEG_BYTES	(256U << 20)
+#define TCMX_XCOPY_IDS			16
 
 /* row arrays, ended by a row of len 0 */
 extern struct tcmx_cmd_desc tcmx_sbc_cmds[];

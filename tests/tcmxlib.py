@@ -586,6 +586,31 @@ def tur(dev, tries=4):
     raise AssertionError("%s: unit attentions do not stop" % dev)
 
 
+def iscsi_test_cu(sg, suite, timeout=600):
+    """Run libiscsi's ALL.<suite> over SG_IO on sg (--dataloss); returns
+    (output, [(test, "passed"|"FAILED"|"skipped")...]). A test's messages
+    come between its "Test: X ..." and its result; CUnit counts a
+    "[SKIPPED]" test as passed, it is told apart here."""
+    p = run(["timeout", str(timeout), "iscsi-test-cu", "--dataloss", "-t",
+             "ALL." + suite, sg], check=False, timeout=timeout + 60)
+    out = p.stdout + p.stderr
+    body = out.split("Run Summary")[0]
+    tests = []
+    for chunk in re.split(r"^\s+Test: ", body, flags=re.M)[1:]:
+        name = chunk.split()[0]
+        if re.search(r"\bFAILED\b", chunk):
+            res = "FAILED"
+        elif "[SKIPPED]" in chunk:
+            res = "skipped"
+        elif re.search(r"\bpassed\b", chunk):
+            res = "passed"
+        else:
+            res = "FAILED"          # no result: it crashed
+        tests.append((name, res))
+    print("%s: %s" % (suite, ", ".join("%s %s" % t for t in tests)))
+    return out, tests
+
+
 ILLEGAL_OPCODE = (0x5, 0x20, 0x00)
 INVALID_FIELD = (0x5, 0x24, 0x00)
 LBA_RANGE = (0x5, 0x21, 0x00)

@@ -61,6 +61,9 @@ extern u32 ut_out_len;
 #define RUN_OUT(cdb, buf, buf_len, data_len, lun)			\
 	(ut_out = (buf), ut_out_len = (buf_len),			\
 	 RUN(cdb, data_len, DMA_TO_DEVICE, lun))
+void ut_test_xcopy(void);
+void ut_test_spc_misc(void);
+extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
 void ut_test_integrity(void);
 
 /* WARN_ON()s seen, and whether the current check expects them */

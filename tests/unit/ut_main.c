@@ -22,6 +22,11 @@ const u8 *ut_out;
 u32 ut_out_len;
 
 static struct scatterlist ut_sg = { ut_data, sizeof(ut_data) };
+/* a DATA-OUT case's parameter list: ut_run() sends it, ut_data stays */
+u8 *ut_dout;
+static struct scatterlist ut_dout_sg;
+unsigned long jiffies;
+u64 ut_real_ns;
 static u8 ut_cdb[32];
 static int ut_passed, ut_failed;
 static int ut_break = -1;	/* UT_BREAK=n: case n's first check must fail */
@@ -294,8 +299,16 @@ static const struct {
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
 	{ TCMX_SENSE_PARAM_LIST_LENGTH,	  0x05, 0x1a, 0x00 },
-	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
+	{ TCMX_SENSE_TOO_MANY_TARGET_DESC, 0x05, 0x26, 0x06 },
+	{ TCMX_SENSE_UNSUPPORTED_TARGET_DESC, 0x05, 0x26, 0x07 },
+	{ TCMX_SENSE_TOO_MANY_SEGMENT_DESC, 0x05, 0x26, 0x08 },
+	{ TCMX_SENSE_UNSUPPORTED_SEGMENT_DESC, 0x05, 0x26, 0x09 },
+	{ TCMX_SENSE_COPY_TARGET_NOT_REACHABLE, 0x0a, 0x0d, 0x02 },
 	{ TCMX_SENSE_WRITE_PROTECTED,	  0x07, 0x27, 0x00 },
+	{ TCMX_SENSE_COMMAND_SEQUENCE,	  0x05, 0x2c, 0x00 },
+	{ TCMX_SENSE_INSUFFICIENT_RESOURCES, 0x05, 0x55, 0x03 },
+	{ TCMX_SENSE_OPERATION_IN_PROGRESS, 0x05, 0x00, 0x16 },
+	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -361,6 +374,11 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 	cmd->lun_id = lun_id;
 	cmd->cdb = ut_cdb;
 	cmd->sgl = &ut_sg;
+	if (dir == DMA_TO_DEVICE && ut_dout) {
+		ut_dout_sg.buf = ut_dout;
+		ut_dout_sg.len = data_len;
+		cmd->sgl = &ut_dout_sg;
+	}
 	cmd->sg_nents = 1;
 	cmd->data_len = data_len;
 	cmd->data_dir = dir;
@@ -478,6 +496,10 @@ int main(void)
 	ut_test_lbp();
 	ut_fixture_reset();
 	ut_test_integrity();
+	ut_fixture_reset();
+	ut_test_xcopy();
+	ut_fixture_reset();
+	ut_test_spc_misc();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;

@@ -25,7 +25,7 @@ static void spc_inquiry_std(void)
 	/* PAGE CODE without EVPD, CMDDT, an unknown VPD page */
 	EXPECT(RUN(C(0x12, 0, 0x80, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x12, 2, 0, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
-	EXPECT(RUN(C(0x12, 1, 0x86, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x12, 1, 0x87, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* no ALUA: TPGS 00b */
 	ut_dev.attrib.alua_support = 0;
 	EXPECT(RUN(C(0x12, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
@@ -36,9 +36,9 @@ static void spc_inquiry_std(void)
 static void spc_inquiry_vpd(void)
 {
 	EXPECT(RUN(C(0x12, 1, 0x00, 0x10, 0), 4096, IN, 0), UT_GOOD);
-	CHECK(ut_cmd.xfer_len == 10);
-	CHECK_BYTES(0, 0x00, 0x00, 0x00, 0x06, 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2,
-		    UT_FILL);
+	CHECK(ut_cmd.xfer_len == 11);
+	CHECK_BYTES(0, 0x00, 0x00, 0x00, 0x07, 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
+		    0xb2, UT_FILL);
 
 	EXPECT(RUN(C(0x12, 1, 0x80, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 40);
@@ -68,8 +68,11 @@ static void spc_inquiry_vpd(void)
 
 	EXPECT(RUN(C(0x12, 1, 0xb0, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 64);
-	/* max transfer 0xfffffff8, optimal 65528: 0xffff rounded to pages */
-	CHECK_BYTES(0, 0x00, 0xb0, 0x00, 0x3c, 0, 0, 0, 0,
+	/*
+	 * COMPARE AND WRITE up to 255 blocks; max transfer 0xfffffff8,
+	 * optimal 65528: 0xffff rounded to pages
+	 */
+	CHECK_BYTES(0, 0x00, 0xb0, 0x00, 0x3c, 0, 0xff, 0, 0,
 		    0xff, 0xff, 0xff, 0xf8, 0x00, 0x00, 0xff, 0xf8, 0, 0, 0, 0);
 
 	EXPECT(RUN(C(0x12, 1, 0xb1, 0x10, 0), 4096, IN, 0), UT_GOOD);

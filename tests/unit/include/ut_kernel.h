@@ -121,6 +121,23 @@ static inline void mutex_unlock(struct mutex *m) { (void)m; }
 static inline void spin_lock(spinlock_t *l) { (void)l; }
 static inline void spin_unlock(spinlock_t *l) { (void)l; }
 #define rcu_dereference(p)	(p)
+#define DEFINE_MUTEX(m)		struct mutex m
+#define DEFINE_SPINLOCK(l)	spinlock_t l
+#define smp_load_acquire(p)	(*(p))
+#define cmpxchg_release(p, o, n) \
+	({ typeof(*(p)) _o = *(p); if (_o == (o)) *(p) = (n); _o; })
+static inline bool test_bit(long nr, const unsigned long *addr)
+{
+	return *addr & (1UL << nr);
+}
+/* time: a clock the test sets */
+#define HZ			100
+#define NSEC_PER_MSEC		1000000ULL
+extern unsigned long jiffies;
+extern u64 ut_real_ns;
+#define time_before(a, b)	((long)((a) - (b)) < 0)
+static inline u64 ktime_get_real_ns(void) { return ut_real_ns; }
+static inline u64 div_u64(u64 n, u32 d) { return n / d; }
 #define lockdep_assert_held(l)	((void)(l))
 
 /* opaque kernel objects that tcmx.h embeds */

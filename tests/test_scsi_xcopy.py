@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Copy offload: EXTENDED COPY (LID1) and RECEIVE COPY RESULTS, driven by
+sg_xcopy, by hand over SG_IO, and by libiscsi's ExtendedCopy and
+ReceiveCopyResults suites; the 3PC bit and VPD page 8Fh."""
+import mmap
+import os
+import re
+import shutil
+import struct
+
+import pytest
+
+import tcmxlib
+from tcmxlib import MiB
+
+COPY_ABORTED = (0x0a, 0x0d, 0x02)
+PARAM_LIST_LEN = (0x05, 0x1a, 0x00)
+TOO_MANY_CSCD = (0x05, 0x26, 0x06)
+UNSUPP_CSCD = (0x05, 0x26, 0x07)
+TOO_MANY_SEG = (0x05, 0x26, 0x08)
+INVALID_PARAM = (0x05, 0x26, 0x00)
+
+
+def naa_of(sg):
+    """The NAA designator of VPD page 83h, 16 bytes."""
+    fd = os.open(sg, os.O_RDWR)
+    try:
+        st, _, data, _ = tcmxlib.sgio(fd, [0x12, 1, 0x83, 0, 255, 0],
+                                      din=255)
+    finally:
+        os.close(fd)
+    assert st == 0
+    off = 4
+    while off < len(data):
+        if data[off + 1] & 0x3f == 0x03 and data[off + 3] == 16:
+            return data[off + 4:off + 20]
+        off += 4 + data[off + 3]
+    raise AssertionError("no NAA designator: " + data.hex())
+
+
+def cscd(naa):
+    """An identification CSCD descriptor for a 512-byte-block disk."""
+    return (bytes([0xe4, 0, 0, 0, 0x01, 0x03, 0, 16]) + naa + bytes(4) +
+            bytes([0, 0, 2, 0]))
+
+
+def seg(si, di, nolb, slba, dlba):
+    return struct.pack(">BBHHHHHQQ", 0x02, 0, 0x18, si, di, 0, nolb,
+                       slba, dlba)
+
+
+def plist(cscds, segs, list_id=0, usage=3):
+    c, s = b"".join(cscds), b"".join(segs)
+    return (struct.pack(">BBHIII", list_id, usage << 3, len(c), 0, len(s),
+                        0) + c + s)
+
+
+def xcopy(fd, data):
+    cdb = [0x83, 0] + [0] * 8 + list(struct.pack(">I", len(data))) + [0, 0]
+    st, sense, _, _ = tcmxlib.sgio(fd, cdb, dout=data)
+    return st, tcmxlib.kcq(sense)
+
+
+def rcr(fd, sa, list_id=0, alloc=1024):
+    cdb = [0x84, sa, list_id] + [0] * 7 + list(struct.pack(">I", alloc)) \
+        + [0, 0]
+    st, sense, data, _ = tcmxlib.sgio(fd, cdb, din=alloc)
+    return st, tcmxlib.kcq(sense), data
+
+
+def fill_bytes(off_mib, mib, seed):
+    """mib MiB of a seeded pattern, as it reads at off_mib MiB."""
+    return b"".join(struct.pack(">QQ", seed, i) * (MiB // 16)
+                    for i in range(off_mib, off_mib + mib))
+
+
+def fill(dev, off_mib, mib, seed):
+    """Write mib MiB of a seeded pattern at off_mib; returns the bytes."""
+    data = fill_bytes(off_mib, mib, seed)
+    with open(dev, "r+b", buffering=0) as f:
+        f.seek(off_mib * MiB)
+        f.write(data)
+        os.fsync(f.fileno())
+    return data
+
+
+def read_direct(dev, off, length):
+    """length bytes at off, from the LU itself (no page cache)."""
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    try:
+        buf = mmap.mmap(-1, length)
+        os.preadv(fd, [buf], off)
+        return bytes(buf)
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def two_luns(stack):
+    """Two 80 MiB ramdisks, LUNs 0 and 1 of one TPG."""
+    tpg, sos = tcmxlib.setup_luns(2, 80 * MiB)
+    d = [tcmxlib.disk(tpg, i) for i in (0, 1)]
+    for dev in d:
+        tcmxlib.tur(dev)
+    return dict(tpg=tpg, sos=sos, dev=d,
+                sg=[tcmxlib.sgdev(tpg, i) for i in (0, 1)])
+
+
+def test_sg_xcopy_64mib_between_luns(two_luns, run):
+    src, dst = two_luns["dev"]
+    sgs, sgd = two_luns["sg"]
+    want = fill(src, 0, 64, 0x5eed)
+    fill(dst, 0, 80, 0)
+    p = run(["sg_xcopy", "if=" + sgs, "of=" + sgd, "bs=512",
+             "count=%d" % (64 * MiB // 512)], timeout=600)
+    assert "131072 blocks" in p.stdout + p.stderr, p.stdout + p.stderr
+    got = read_direct(dst, 0, 80 * MiB)
+    assert got[:64 * MiB] == want
+    assert got[64 * MiB:] == fill_bytes(64, 16, 0)
+
+
+def test_sg_xcopy_on_source_and_within_a_lun(two_luns, run):
+    src, dst = two_luns["dev"]
+    sgs, sgd = two_luns["sg"]
+    want = fill(src, 0, 8, 0xabc)
+    fill(dst, 0, 16, 1)
+    # sent to the source LU this time, at an offset
+    run(["sg_xcopy", "--on_src", "if=" + sgs, "of=" + sgd, "bs=512",
+         "count=%d" % (8 * MiB // 512), "seek=%d" % (4 * MiB // 512)])
+    assert read_direct(dst, 4 * MiB, 8 * MiB) == want
+    assert read_direct(dst, 0, 4 * MiB) == fill_bytes(0, 4, 1)
+    # one LU to itself, overlapping upwards by 1 MiB
+    run(["sg_xcopy", "if=" + sgs, "of=" + sgs, "bs=512",
+         "count=%d" % (8 * MiB // 512), "seek=%d" % (1 * MiB // 512)])
+    assert read_direct(src, MiB, 8 * MiB) == want
+
+
+@pytest.mark.skipif(not shutil.which("ddpt"), reason="no ddpt")
+def test_ddpt_xcopy(two_luns, run):
+    src, dst = two_luns["dev"]
+    sgs, sgd = two_luns["sg"]
+    want = fill(src, 0, 16, 0xdd)
+    fill(dst, 0, 20, 2)
+    run(["ddpt", "if=" + sgs, "of=" + sgd, "bs=512",
+         "count=%d" % (16 * MiB // 512), "oflag=xcopy"], timeout=600)
+    assert read_direct(dst, 0, 20 * MiB) == want + fill_bytes(16, 4, 2)
+
+
+def test_sg_copy_results_operating_parameters(scsi_lun):
+    text = tcmxlib.tool("sg_copy_results", "--params", scsi_lun["sg"])
+    for line in ("Maximum target descriptor count: 2",
+                 "Maximum segment descriptor count: 1",
+                 "Maximum descriptor list length: 1024 bytes",
+                 "Maximum segment length: 268435456 bytes"):
+        assert line in text, text
+
+
+@pytest.mark.tcmx_only
+def test_xcopy_third_lun_and_errors(stack):
+    """A copy between LUNs 0 and 1 sent to LUN 2, and the sense of each
+    kind of bad parameter list."""
+    tpg, sos = tcmxlib.setup_luns(3, 16 * MiB)
+    devs = [tcmxlib.disk(tpg, i) for i in range(3)]
+    for dev in devs:
+        tcmxlib.tur(dev)
+    sgs = [tcmxlib.sgdev(tpg, i) for i in range(3)]
+    naas = [naa_of(s) for s in sgs]
+    want = fill(devs[0], 0, 2, 0x77)
+    fd = os.open(sgs[2], os.O_RDWR)
+    try:
+        st, sense = xcopy(fd, plist([cscd(naas[0]), cscd(naas[1])],
+                                    [seg(0, 1, 4096, 0, 2048)], 5, 0))
+        assert (st, sense) == (0, None)
+        st, sense, data = rcr(fd, 0x00, 5)
+        assert st == 0 and data == bytes([0, 0, 0, 8, 0x01, 0, 1, 0,
+                                          0, 0x20, 0, 0])
+        st, sense, _ = rcr(fd, 0x00, 5)
+        assert sense == tcmxlib.INVALID_FIELD
+        good = [cscd(naas[0]), cscd(naas[1])]
+        cases = [
+            (plist(good * 2, [seg(0, 1, 1, 0, 0)]), TOO_MANY_CSCD),
+            (plist(good, [seg(0, 1, 1, 0, 0)] * 2), TOO_MANY_SEG),
+            (plist([b"\xe0" + good[0][1:]], [seg(0, 0, 1, 0, 0)]),
+             UNSUPP_CSCD),
+            (plist(good, [seg(0, 1, 1, 0, 0)])[:-1], PARAM_LIST_LEN),
+            (plist(good, [seg(0, 1, 1, 0, 0)])[:15], PARAM_LIST_LEN),
+            (plist([cscd(bytes([0x60]) + bytes(15))],
+                   [seg(0, 0, 1, 0, 0)]), COPY_ABORTED),
+            (plist(good, [seg(0, 2, 1, 0, 0)]), COPY_ABORTED),
+            (plist(good, [seg(0, 1, 2, 0, 32767)]), COPY_ABORTED),
+            (plist(good, [seg(0, 1, 1, 0, 0)], 1, 3), INVALID_PARAM),
+        ]
+        for data, want_sense in cases:
+            assert xcopy(fd, data)[1] == want_sense, data.hex()
+    finally:
+        os.close(fd)
+    got = read_direct(devs[1], MiB, 2 * MiB)
+    assert got == want
+    # the LU copied to has not been touched by the failed copies
+    assert read_direct(devs[1], 0, 512) == bytes(512)
+
+
+def test_inquiry_3pc_and_vpd_8f(scsi_lun, run):
+    text = tcmxlib.tool("sg_inq", scsi_lun["sg"])
+    assert re.search(r"3PC=1", text), text
+    raw = tcmxlib.tool("sg_vpd", "--page=0x8f", "--hex", scsi_lun["sg"])
+    text = tcmxlib.tool("sg_vpd", "--page=tpc", scsi_lun["sg"])
+    assert "Supported commands" in text and "Parameter data" in text, text
+    assert re.search(r"Maximum CSCD descriptor count: 2", text, re.I), text
+    assert re.search(r"Maximum segment descriptor count: 1", text, re.I), \
+        text
+    assert "8f" in raw
+    pages = tcmxlib.tool("sg_vpd", "--page=0", scsi_lun["sg"])
+    assert "Extended inquiry data" in pages, pages
+    assert "Third party copy" in pages, pages
+
+
+@pytest.mark.tcmx_only
+@pytest.mark.parametrize("suite", ["ExtendedCopy", "ReceiveCopyResults"])
+def test_libiscsi_copy_suites(stack, suite):
+    tpg, sos = tcmxlib.setup_luns(1, 64 * MiB)
+    tcmxlib.tur(tcmxlib.disk(tpg, 0))
+    out, tests = tcmxlib.iscsi_test_cu(tcmxlib.sgdev(tpg, 0), suite)
+    assert tests, out
+    assert all(r == "passed" for _, r in tests), out
