@@ -165,6 +165,20 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
 /* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
+/*
+ * ua.c: establish a unit attention for a LUN that exports @dev, for all
+ * linked LUNs of a TPG but @except (tcmx_cfs_mutex), for all LUNs of a
+ * device but @except (dev->lock); take the highest priority one (REQUEST
+ * SENSE, and the gate); drop a LUN's as it leaves dev->luns.
+ */
+void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
+		 enum tcmx_sense code);
+void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
+		 enum tcmx_sense code);
+void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,
+		 enum tcmx_sense code);
+bool tcmx_ua_take(struct tcmx_lun *lun, bool clear, enum tcmx_sense *code);
+void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev);
 /* sbc_integrity.c: a write-type command against a held range */
 enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
 				 const struct tcmx_cmd_desc *d);

@@ -107,10 +107,21 @@ static inline void spin_lock(spinlock_t *l) { (void)l; }
 static inline void spin_unlock(spinlock_t *l) { (void)l; }
 #define rcu_dereference(p)	(p)
 #define lockdep_assert_held(l)	((void)(l))
+#define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
+#define spin_lock_irqsave(l, f)	((void)(l), (f) = 0)
+#define spin_unlock_irqrestore(l, f)	((void)(l), (void)(f))
 
 /* opaque kernel objects that tcmx.h embeds */
 struct module;
 struct list_head { struct list_head *next, *prev; };
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = container_of((head)->next, typeof(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = container_of(pos->member.next, typeof(*pos), member))
+/* bit operations on an unsigned long, non-atomic in one thread */
+static inline void set_bit(unsigned int nr, unsigned long *p) { *p |= 1UL << nr; }
+static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL << nr); }
+static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p >> nr & 1; }
 struct percpu_ref { long count; };
 struct completion { int done; };
 struct work_struct { int pending; };
