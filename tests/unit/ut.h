@@ -53,6 +53,11 @@ void ut_test_sbc(void);
 void ut_test_spc(void);
 void ut_test_spc_more(void);
 void ut_test_cdb(void);
+void ut_test_mode(void);
+
+/* data-out bytes the next RUN()s find in their buffer (NULL: none) */
+extern const u8 *ut_dout;
+extern u32 ut_dout_len;
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;

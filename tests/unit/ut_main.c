@@ -20,6 +20,8 @@ struct tcmx_backend_ops ut_ops = {
 u8 ut_sense[TCMX_SENSE_BUFFER_LEN];
 
 static struct scatterlist ut_sg = { ut_data, sizeof(ut_data) };
+const u8 *ut_dout;		/* data-out of the next RUN(), if set */
+u32 ut_dout_len;
 static u8 ut_cdb[32];
 static int ut_passed, ut_failed;
 static int ut_break = -1;	/* UT_BREAK=n: case n's first check must fail */
@@ -246,6 +248,16 @@ void ut_fixture_reset(void)
 	ut_slots[5] = &ut_luns[1];
 	ut_slots[7] = &ut_luns[2];
 	ut_slots[300] = &ut_luns[3];
+	/* the linked ones export the device */
+	ut_dev.luns.next = ut_dev.luns.prev = &ut_dev.luns;
+	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
+		if (!ut_luns[i].dev)
+			continue;
+		ut_luns[i].dev_node.prev = ut_dev.luns.prev;
+		ut_luns[i].dev_node.next = &ut_dev.luns;
+		ut_dev.luns.prev->next = &ut_luns[i].dev_node;
+		ut_dev.luns.prev = &ut_luns[i].dev_node;
+	}
 }
 
 /* ---- cases ---- */
@@ -291,6 +303,12 @@ static const struct {
 	{ TCMX_SENSE_SAVING_NOT_SUPPORTED, 0x05, 0x39, 0x00 },
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
+	{ TCMX_SENSE_PARAM_LIST_LENGTH,	  0x05, 0x1a, 0x00 },
+	{ TCMX_SENSE_WRITE_PROTECTED,	  0x07, 0x27, 0x00 },
+	{ TCMX_SENSE_UA_POWER_ON,	  0x06, 0x29, 0x00 },
+	{ TCMX_SENSE_UA_BUS_RESET,	  0x06, 0x29, 0x02 },
+	{ TCMX_SENSE_UA_MODE_CHANGED,	  0x06, 0x2a, 0x01 },
+	{ TCMX_SENSE_UA_LUNS_CHANGED,	  0x06, 0x3f, 0x0e },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -348,6 +366,8 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 	memset(cmd, 0, sizeof(*cmd));
 	memset(ut_data, UT_FILL, sizeof(ut_data));
 	memset(ut_sense, UT_FILL, sizeof(ut_sense));
+	if (ut_dout)
+		memcpy(ut_data, ut_dout, ut_dout_len);
 	cmd->tpg = &ut_tpg;
 	cmd->lun_id = lun_id;
 	cmd->cdb = ut_cdb;
@@ -405,10 +425,11 @@ void ut_expect(const char *file, int line, int got, int want)
 		ut_case.failures++;
 		return;
 	}
-	/* a command that fails moves no data */
+	/* a command that fails moves no data (a data-out buffer is its own) */
 	if (got != UT_GOOD && got != UT_DEFERRED)
 		ut_check(file, line, ut_cmd.xfer_len == 0 &&
-			 ut_data[0] == UT_FILL, "no data on error");
+			 (ut_data[0] == UT_FILL ||
+			  ut_cmd.data_dir == DMA_TO_DEVICE), "no data on error");
 }
 
 void ut_check_sense(const char *file, int line, const u8 *want, u32 len)
@@ -464,6 +485,8 @@ int main(void)
 	ut_test_spc();
 	ut_fixture_reset();
 	ut_test_cdb();
+	ut_fixture_reset();
+	ut_test_mode();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;
