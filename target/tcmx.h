@@ -237,7 +237,7 @@ struct tcmx_dev {
 	u64				nr_blocks;	/* capacity in blocks */
 	u32				block_size;	/* == attrib.block_size */
 	u8				block_shift;
-	bool				d_sense;	/* control page D_SENSE */
+	bool				d_sense;	/* D_SENSE: MODE SELECT sets it */
 	/*
 	 * TCMX_GATE_* bits: 0 while nothing is pending, so the fast path
 	 * pays one load for unit attentions, write protection, exclusive
