@@ -303,21 +303,60 @@ static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev)
 	return SUCCESS;
 }
 
+/*
+ * A reset leaves POWER ON, RESET, OR BUS DEVICE RESET OCCURRED on each LUN
+ * it reset: @lun of target (TPG) @id, every LUN of it (TCMX_ALL_LUNS), or
+ * with @id LOOP_MAX_TPGT every LUN of every TPG of the host.
+ */
+static void loop_reset_ua(struct Scsi_Host *shost, unsigned int id, u64 lun)
+{
+	struct loop_host *host = shost_priv(shost);
+	struct loop_tpg *lt;
+	unsigned int i;
+
+	rcu_read_lock();
+	for (i = 0; i < LOOP_MAX_TPGT; i++) {
+		if (id != LOOP_MAX_TPGT && i != id)
+			continue;
+		lt = rcu_dereference(host->tpgs[i]);
+		if (lt)
+			tcmx_ua_reset(&lt->tpg, lun);
+	}
+	rcu_read_unlock();
+}
+
 static int loop_eh_device_reset(struct scsi_cmnd *sc)
 {
 	u64 start = ktime_get_ns();
 	int ret = loop_drain(sc->device->host, sc->device);
 
+	if (ret == SUCCESS)
+		loop_reset_ua(sc->device->host, sc->device->id,
+			      sc->device->lun);
 	loop_trace_tmr(sc, TCMX_TMF_LUN_RESET, ret, start);
 	return ret;
 }
 
-/* every I_T nexus of the host (one per TPG) */
+/* every LUN of the target: one TPG */
+static int loop_eh_target_reset(struct scsi_cmnd *sc)
+{
+	u64 start = ktime_get_ns();
+	int ret = loop_drain(sc->device->host, NULL);
+
+	if (ret == SUCCESS)
+		loop_reset_ua(sc->device->host, sc->device->id, TCMX_ALL_LUNS);
+	loop_trace_tmr(sc, TCMX_TMF_NEXUS_LOSS, ret, start);
+	return ret;
+}
+
+/* every I_T nexus of the host (one per TPG): a bus or a host reset */
 static int loop_eh_host_reset(struct scsi_cmnd *sc)
 {
 	u64 start = ktime_get_ns();
 	int ret = loop_drain(sc->device->host, NULL);
 
+	if (ret == SUCCESS)
+		loop_reset_ua(sc->device->host, LOOP_MAX_TPGT, TCMX_ALL_LUNS);
 	loop_trace_tmr(sc, TCMX_TMF_NEXUS_LOSS, ret, start);
 	return ret;
 }
@@ -332,6 +371,8 @@ static struct scsi_host_template loop_sht = {
 	.eh_timed_out		= loop_eh_timed_out,
 	.eh_abort_handler	= loop_eh_abort,
 	.eh_device_reset_handler = loop_eh_device_reset,
+	.eh_target_reset_handler = loop_eh_target_reset,
+	.eh_bus_reset_handler	= loop_eh_host_reset,
 	.eh_host_reset_handler	= loop_eh_host_reset,
 	.this_id		= -1,
 	.sg_tablesize		= SG_MAX_SEGMENTS,

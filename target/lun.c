@@ -8,12 +8,17 @@
  *   allocate its per-CPU counters, init its reference,
  *   export: take an RTPI from dev->rtpi_ida, join dev->luns and the
  *   device's default ALUA group (dev->lock),
+ *   establish POWER ON, RESET, OR BUS DEVICE RESET OCCURRED on it (a new
+ *   I_T nexus to the LUN),
  *   publish it in the TPG's lun_map/xarray (commands find it from here on),
+ *   and REPORTED LUNS DATA HAS CHANGED on the TPG's other LUNs,
  *   then, unlocked, tell the fabric (->post_link).
- * Unlinking undoes this in reverse: ->pre_unlink, unpublish, percpu_ref_kill,
- * wait until drained, unexport (its counters fold into the device's retired
- * totals in the same dev->lock section that takes it off dev->luns, so the
- * device's counters never go backwards), free the counters.
+ * Unlinking undoes this in reverse: ->pre_unlink, unpublish (the other LUNs
+ * get REPORTED LUNS DATA HAS CHANGED), percpu_ref_kill, wait until drained,
+ * unexport (its counters fold into the device's retired totals in the same
+ * dev->lock section that takes it off dev->luns, so the device's counters
+ * never go backwards; its pending unit attentions go too), free the
+ * counters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -71,6 +76,7 @@ static void tcmx_lun_unexport(struct tcmx_lun *lun, struct tcmx_dev *dev)
 	tcmx_alua_lun_leave(lun, dev);
 	tcmx_stats_fold(&dev->stats.retired, lun->stats);
 	list_del_init(&lun->dev_node);
+	tcmx_ua_lun_clear(lun, dev);
 	dev->export_count--;
 	ida_free(&dev->rtpi_ida, lun->rtpi);
 	lun->rtpi = 0;
@@ -153,9 +159,12 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	if (ret)
 		goto out_ref_exit;
 	lun->dev = dev;
+	/* a new I_T nexus to the LUN; the TPG's other LUNs see it come */
+	tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
 	ret = tcmx_lun_publish(lun);
 	if (ret)
 		goto out_drain;
+	tcmx_ua_tpg(tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
 	mutex_unlock(&tcmx_cfs_mutex);
 
 	/* the fabric may send commands to the LUN from here on */
@@ -196,6 +205,7 @@ static void tcmx_lun_drop_link(struct config_item *item,
 
 	mutex_lock(&tcmx_cfs_mutex);
 	tcmx_lun_unpublish(lun);
+	tcmx_ua_tpg(tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
 	tcmx_lun_drain(lun);
 	lun->dev = NULL;
 	tcmx_lun_unexport(lun, dev);

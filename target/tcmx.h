@@ -33,6 +33,8 @@
 #define TCMX_CDB_MAX		16	/* longest CDB the core decodes */
 #define TCMX_LUN_MAP		256	/* LUNs 0..255: looked up in an array */
 #define TCMX_MAX_LUN		65536	/* lun_0 .. lun_65535 */
+#define TCMX_UA_MAX		8	/* unit attentions pending per LUN */
+#define TCMX_ALL_LUNS		U64_MAX	/* tcmx_ua_reset(): every LUN */
 
 /*
  * How a command ends: what ->execute() and a backend's ->execute_rw()
@@ -236,7 +238,7 @@ struct tcmx_dev {
 	u64				nr_blocks;	/* capacity in blocks */
 	u32				block_size;	/* == attrib.block_size */
 	u8				block_shift;
-	bool				d_sense;	/* control page D_SENSE */
+	bool				d_sense;	/* D_SENSE: MODE SELECT sets it */
 	/*
 	 * TCMX_GATE_* bits: 0 while nothing is pending, so the fast path
 	 * pays one load for unit attentions, write protection, exclusive
@@ -272,6 +274,16 @@ struct tcmx_dev {
 	/* allocated on first use, freed with the device */
 	struct tcmx_echo_buf		*echo_buf;	/* spc_misc.c */
 	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */
+	/*
+	 * Mode parameters MODE SELECT sets (spc.c; changed under dev->lock,
+	 * read locklessly).  WCE and TAS live in attrib (emulate_write_cache,
+	 * emulate_tas), D_SENSE in d_sense and SWP in gate.  ua_luns: how
+	 * many LUNs of the device have a unit attention pending
+	 * (tcmx_ua_lock, ua.c); TCMX_GATE_UA is set while it is not 0.
+	 */
+	u8				mode_rcd;
+	u8				mode_qerr;
+	unsigned int			ua_luns;
 };
 
 /* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */
@@ -314,6 +326,13 @@ struct tcmx_lun {
 	u16				rtpi;		/* relative target port id */
 	struct list_head		dev_node;	/* on dev->luns */
 	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
+	/*
+	 * Unit attentions pending on this I_T nexus and LUN (ua.c), highest
+	 * priority first: enum tcmx_sense codes.  Under tcmx_ua_lock;
+	 * ua_count is read locklessly as the "pending" flag.
+	 */
+	u8				ua_count;
+	u8				ua[TCMX_UA_MAX];
 };
 
 /* A backstore type, e.g. "rd_mcp". */
@@ -424,6 +443,14 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
  * Returns TCMX_DEFERRED, which the caller returns as it is.
  */
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn);
+
+/*
+ * ua.c, for a fabric's task management: a reset of LUN @lun_id of @tpg
+ * (TCMX_ALL_LUNS: of every LUN of it, a target or host reset) happened;
+ * each of those LUNs reports POWER ON, RESET, OR BUS DEVICE RESET
+ * OCCURRED to its next command.  Process context.
+ */
+void tcmx_ua_reset(struct tcmx_tpg *tpg, u64 lun_id);
 
 /*
  * reply.c: what a command sends back.  Each tcmx_sense*() builds CHECK

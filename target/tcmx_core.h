@@ -226,6 +226,21 @@ void tcmx_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr);
 void tcmx_excl_unlock(struct tcmx_dev *dev);
 
 /*
+ * ua.c: establish a unit attention for a LUN that exports @dev, for all
+ * linked LUNs of a TPG but @except (tcmx_cfs_mutex), for all LUNs of a
+ * device but @except (dev->lock); take the highest priority one (REQUEST
+ * SENSE, and the gate); drop a LUN's as it leaves dev->luns.
+ */
+void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
+		 enum tcmx_sense code);
+void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
+		 enum tcmx_sense code);
+void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,
+		 enum tcmx_sense code);
+bool tcmx_ua_take(struct tcmx_lun *lun, bool clear, enum tcmx_sense *code);
+void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev);
+
+/*
  * Integrity limits, for the block limits VPD page too: COMPARE AND WRITE
  * up to TCMX_CAW_MAX_BLOCKS blocks; WRITE ATOMIC(16) up to 1 MiB of
  * blocks, within the device's largest transfer.

@@ -389,7 +389,9 @@ def scsi_present(tpg, n):
 def setup_luns(count, size, names="r"):
     """count ramdisks of size on one TPG as LUNs 0..count-1.
 
-    Returns (tpg, [so...]) once every /dev/sdX exists."""
+    Returns (tpg, [so...]) once every /dev/sdX exists and has no unit
+    attention pending (each LUN linked after the first gave the earlier
+    ones REPORTED LUNS DATA HAS CHANGED, which SG_IO does not retry)."""
     tpg = mk_target()
     sos = []
     for i in range(count):
@@ -397,7 +399,7 @@ def setup_luns(count, size, names="r"):
         link_lun(tpg, i, so)
         sos.append(so)
     for i in range(count):
-        disk(tpg, i)
+        tur(disk(tpg, i))
     return tpg, sos
 
 

@@ -253,6 +253,16 @@ void ut_fixture_reset(void)
 	ut_slots[5] = &ut_luns[1];
 	ut_slots[7] = &ut_luns[2];
 	ut_slots[300] = &ut_luns[3];
+	/* the linked ones export the device */
+	ut_dev.luns.next = ut_dev.luns.prev = &ut_dev.luns;
+	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
+		if (!ut_luns[i].dev)
+			continue;
+		ut_luns[i].dev_node.prev = ut_dev.luns.prev;
+		ut_luns[i].dev_node.next = &ut_dev.luns;
+		ut_dev.luns.prev->next = &ut_luns[i].dev_node;
+		ut_dev.luns.prev = &ut_luns[i].dev_node;
+	}
 }
 
 /* ---- cases ---- */
@@ -309,6 +319,10 @@ static const struct {
 	{ TCMX_SENSE_INSUFFICIENT_RESOURCES, 0x05, 0x55, 0x03 },
 	{ TCMX_SENSE_OPERATION_IN_PROGRESS, 0x05, 0x00, 0x16 },
 	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
+	{ TCMX_SENSE_UA_POWER_ON,	  0x06, 0x29, 0x00 },
+	{ TCMX_SENSE_UA_BUS_RESET,	  0x06, 0x29, 0x02 },
+	{ TCMX_SENSE_UA_MODE_CHANGED,	  0x06, 0x2a, 0x01 },
+	{ TCMX_SENSE_UA_LUNS_CHANGED,	  0x06, 0x3f, 0x0e },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
@@ -500,6 +514,8 @@ int main(void)
 	ut_test_xcopy();
 	ut_fixture_reset();
 	ut_test_spc_misc();
+	ut_fixture_reset();
+	ut_test_mode();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;

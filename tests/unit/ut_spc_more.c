@@ -86,10 +86,10 @@ static void spc_mode_sense(void)
 	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x04, 0x00, 0x00);
-	/* changeable values: all zero; no write cache: no WCE, no DPOFUA */
+	/* changeable values: WCE and RCD; no write cache: no WCE, no DPOFUA */
 	EXPECT(RUN(C(0x1a, 0x08, 0x48, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
-	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x00, 0x00);
+	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x05, 0x00);
 	ut_dev.attrib.emulate_write_cache = 0;
 	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(0, 23, 0x00, 0x00, 0x00, 0x08, 0x12, 0x00, 0x00);
@@ -104,8 +104,11 @@ static void spc_mode_sense(void)
 	EXPECT(RUN(C(0x5a, 0, 0x3f, 0xff, 0, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 72);
 	CHECK_BYTES(0, 0x00, 70, 0x00, 0x10, 0x00, 0x00, 0x00, 8);
+	/* all subpages of one page: the page itself */
+	EXPECT(RUN(C(0x5a, 0x08, 0x08, 0xff, 0, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 28);
+	CHECK_BYTES(0, 0x00, 26, 0x00, 0x10, 0, 0, 0, 0, 0x08, 0x12, 0x04);
 	/* a subpage, saved values, an unknown page */
-	EXPECT(RUN(C(0x5a, 0, 0x08, 0xff, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x5a, 0, 0x0a, 0x05, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x1a, 0, 0xc8, 0, 255), 255, IN, 0), TCMX_SENSE_SAVING_NOT_SUPPORTED);
 	EXPECT(RUN(C(0x1a, 0, 0x00, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);

@@ -126,10 +126,6 @@ static inline void spin_unlock(spinlock_t *l) { (void)l; }
 #define smp_load_acquire(p)	(*(p))
 #define cmpxchg_release(p, o, n) \
 	({ typeof(*(p)) _o = *(p); if (_o == (o)) *(p) = (n); _o; })
-static inline bool test_bit(long nr, const unsigned long *addr)
-{
-	return *addr & (1UL << nr);
-}
 /* time: a clock the test sets */
 #define HZ			100
 #define NSEC_PER_MSEC		1000000ULL
@@ -139,10 +135,21 @@ extern u64 ut_real_ns;
 static inline u64 ktime_get_real_ns(void) { return ut_real_ns; }
 static inline u64 div_u64(u64 n, u32 d) { return n / d; }
 #define lockdep_assert_held(l)	((void)(l))
+#define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
+#define spin_lock_irqsave(l, f)	((void)(l), (f) = 0)
+#define spin_unlock_irqrestore(l, f)	((void)(l), (void)(f))
 
 /* opaque kernel objects that tcmx.h embeds */
 struct module;
 struct list_head { struct list_head *next, *prev; };
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = container_of((head)->next, typeof(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = container_of(pos->member.next, typeof(*pos), member))
+/* bit operations on an unsigned long, non-atomic in one thread */
+static inline void set_bit(unsigned int nr, unsigned long *p) { *p |= 1UL << nr; }
+static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL << nr); }
+static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p >> nr & 1; }
 struct percpu_ref { long count; };
 struct completion { int done; };
 struct work_struct { int pending; };
@@ -276,14 +283,5 @@ static inline void *kvmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
 static inline void kvfree(const void *p) { free((void *)p); }
 static inline void mutex_init(struct mutex *m) { (void)m; }
 static inline void synchronize_rcu_expedited(void) {}
-static inline void set_bit(long nr, unsigned long *addr)
-{
-	*addr |= 1UL << nr;
-}
-
-static inline void clear_bit(long nr, unsigned long *addr)
-{
-	*addr &= ~(1UL << nr);
-}
 
 #endif /* UT_KERNEL_H */
