@@ -291,6 +291,7 @@ static const struct {
 	{ TCMX_SENSE_SAVING_NOT_SUPPORTED, 0x05, 0x39, 0x00 },
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
+	{ TCMX_SENSE_INVALID_IU_FIELD,	  0x05, 0x0e, 0x03 },
 };
 
 /* The sense code whose key/ASC/ASCQ ut_sense holds, checking its frame. */
