@@ -76,6 +76,7 @@ static void sbc_residuals(void)
 	      ut_data[0] == UT_FILL);
 	/* overflow write: refused before any byte moves */
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 8), 2048, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.xfer_len == 0);
 	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x0e, 0x03, 0,
 		    0, 0, 0);
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_INVALID_IU_FIELD);
