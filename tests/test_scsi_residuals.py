@@ -78,7 +78,7 @@ def get(fd, lba, blocks):
     return data
 
 
-@pytest.mark.parametrize("op", [READ10, READ16])
+@pytest.mark.parametrize("op", [READ10, READ16], ids=["read10", "read16"])
 def test_read_exact_and_underflow(sg, op):
     want = put(sg, 100, 3, 0x31)
     assert io(sg, cdb(op, 100, 3), 3 * BS) == (0, None, 0, want)
@@ -90,7 +90,7 @@ def test_read_exact_and_underflow(sg, op):
 
 
 @pytest.mark.tcmx_only
-@pytest.mark.parametrize("op", [READ10, READ16])
+@pytest.mark.parametrize("op", [READ10, READ16], ids=["read10", "read16"])
 def test_read_overflow_moves_what_fits(sg, op):
     """The in-tree tcm_loop refuses any overflow with 05/24/00."""
     want = put(sg, 200, 2, 0x32)
@@ -104,7 +104,8 @@ def test_read_overflow_moves_what_fits(sg, op):
 
 
 @pytest.mark.tcmx_only
-@pytest.mark.parametrize("op", [WRITE10, WRITE16])
+@pytest.mark.parametrize("op", [WRITE10, WRITE16],
+                         ids=["write10", "write16"])
 def test_write_underflow_writes_the_cdb_length(sg, op):
     """The in-tree LIO refuses a WRITE whose buffer differs."""
     old = put(sg, 300, 3, 0x33)
@@ -118,7 +119,8 @@ def test_write_underflow_writes_the_cdb_length(sg, op):
 
 
 @pytest.mark.tcmx_only
-@pytest.mark.parametrize("op", [WRITE10, WRITE16])
+@pytest.mark.parametrize("op", [WRITE10, WRITE16],
+                         ids=["write10", "write16"])
 def test_write_overflow_refused_nothing_moved(sg, op):
     old = put(sg, 400, 2, 0x34)
     new = pattern(400, 2, 0x44)
@@ -130,7 +132,8 @@ def test_write_overflow_refused_nothing_moved(sg, op):
 
 
 @pytest.mark.tcmx_only
-@pytest.mark.parametrize("op", [READ10, READ16, WRITE10, WRITE16])
+@pytest.mark.parametrize("op", [READ10, READ16, WRITE10, WRITE16],
+                         ids=["read10", "read16", "write10", "write16"])
 def test_refused_before_transfer_whole_buffer_is_residual(sg, op):
     """The in-tree LIO reports a residual of 0 on these (or the buffer's
     excess only): as if the data had moved."""
