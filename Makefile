@@ -8,6 +8,8 @@
 #                                 ver: a release or a tools/kver name (6.12-rt)
 #   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel
 #   make demo                     targetcli + fio on tcmx LUNs in the VM
+#   make conformance [CONF_KVERS="6.1 6.12"]  libiscsi's suite on tcmx and
+#                                 the in-tree LIO, table into CONFORMANCE.md
 #   make install [KVER=ver...] [INTREE=1]   DKMS, as root (see README)
 #   make uninstall                remove all that make install put in place
 #   make sparse [KVER=ver]        the build under sparse (C=2): no warning
@@ -81,6 +83,22 @@ bench: deps
 	@$(MAKE) --no-print-directory modules
 	@tools/bench --vm --kernel $(or $(KVER),6.1) $(BENCH_ARGS)
 
+# libiscsi's iscsi-test-cu over SG_IO, tcmx and the in-tree LIO in one VM
+# boot per kernel (tools/conformance); the table of CONFORMANCE.md from
+# those runs, side by side
+CONF_KVERS ?= 6.1 6.12
+CONF_OUT := build/vm/conformance
+conformance: deps
+	@mkdir -p $(CONF_OUT)
+	@set -e; for k in $(CONF_KVERS); do \
+	  $(MAKE) --no-print-directory KVER=$$k modules; \
+	  tools/vm --kernel $$k --out $(CONF_OUT) -- tools/conformance \
+	    --stack tcmx --stack lio --json /out/conformance-$$k.json \
+	    --log /out/conformance-$$k.log; \
+	done
+	@tools/conformance --markdown CONFORMANCE.md --report \
+	  $(foreach k,$(CONF_KVERS),$(CONF_OUT)/conformance-$(k).json)
+
 # LINUX_VERSION_CODE tests are how one source tree serves 6.1 and 6.12;
 # ENOSYS is what mkdir in statistics/ answers, as in-tree
 checkpatch:
@@ -110,5 +128,5 @@ clean:
 	  -o -name modules.order -o -name Module.symvers \) -print0 | \
 	  xargs -0 rm -f
 
-.PHONY: all modules sparse install uninstall deps check demo bench \
+.PHONY: all modules sparse install uninstall deps check demo bench conformance \
 	checkpatch load unload clean

@@ -176,11 +176,11 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 		lt = rcu_dereference(host->tpgs[id]);
 	if (unlikely(!lt)) {
 		sc->result = DID_NO_CONNECT << 16;
-		goto done;
+		goto refused;
 	}
 	if (unlikely(READ_ONCE(lt->offline))) {
 		sc->result = DID_TRANSPORT_DISRUPTED << 16;
-		goto done;
+		goto refused;
 	}
 
 	/* only the fabric's fields: the core resets its own */
@@ -204,6 +204,10 @@ done:
 	rcu_read_unlock();
 	scsi_done_direct(sc);
 	return 0;
+refused:
+	/* nothing moved: the midlayer's residual starts at 0 */
+	scsi_set_resid(sc, scsi_bufflen(sc));
+	goto done;
 }
 
 /* ---- error handling ---- */

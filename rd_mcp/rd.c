@@ -302,8 +302,11 @@ static enum tcmx_status rd_read(struct rd_dev *rd, struct tcmx_cmd *cmd)
 		} else {
 			ok = rd_sg_xfer(&pos, NULL, n, RD_ZERO_SG);
 		}
-		if (unlikely(!ok))
+		if (unlikely(!ok)) {
+			/* the residual: what was not moved */
+			cmd->xfer_len -= len;
 			return rd_short_sgl(rd, cmd);
+		}
 		at += n;
 		len -= n;
 	}
@@ -339,8 +342,12 @@ static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 			status = rd_write_new(rd, cmd, idx, off, n, &pos,
 					      can_sleep);
 		}
-		if (unlikely(status != TCMX_GOOD))
+		if (unlikely(status != TCMX_GOOD)) {
+			/* failed: report what was written (deferred: redone) */
+			if (status == TCMX_CHECK)
+				cmd->xfer_len -= len;
 			return status;
+		}
 		at += n;
 		len -= n;
 		if (can_sleep) {

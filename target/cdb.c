@@ -119,9 +119,34 @@ void tcmx_cdb_lba(struct tcmx_cmd *cmd)
 }
 
 /*
+ * Out of line, for tcmx_setup_rw(): a transfer length beyond the backend's
+ * limit, or an overflow (the initiator's buffer is shorter than the CDB's
+ * transfer length).  As SAM has it for an overflow, a READ runs with no data
+ * moved beyond the buffer: it fills the buffer (a partial block at its end
+ * included), GOOD, residual 0.  A write would leave a block torn at the end
+ * of the buffer: refused before anything moves, as INVALID FIELD IN COMMAND
+ * INFORMATION UNIT (what libiscsi accepts for an overflowing write).
+ */
+static noinline enum tcmx_status tcmx_rw_overflow(struct tcmx_cmd *cmd)
+{
+	struct tcmx_dev *dev = cmd->dev;
+
+	if (cmd->nr_blocks > dev->attrib.hw_max_sectors)
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+	if (cmd->desc->dir != DMA_FROM_DEVICE)
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_IU_FIELD);
+	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;
+	cmd->xfer_len = cmd->data_len;
+	cmd->execute = cmd->data_len ? dev->execute_rw : tcmx_execute_nop;
+	return TCMX_GOOD;
+}
+
+/*
  * READ/WRITE(6/10/12/16): within the capacity, the backend's limit and
  * the initiator's buffer.  FUA (byte 1 bit 3 beyond group 0) is passed
  * through as asked; emulate_fua_* only decide what MODE SENSE advertises.
+ * cmd->xfer_len is what the backend moves: the fabric reports the rest of
+ * the buffer as the residual (an underflow when the buffer is longer).
  */
 static enum tcmx_status tcmx_setup_rw(struct tcmx_cmd *cmd)
 {
@@ -130,7 +155,7 @@ static enum tcmx_status tcmx_setup_rw(struct tcmx_cmd *cmd)
 
 	if (unlikely(cmd->nr_blocks > dev->attrib.hw_max_sectors ||
 		     bytes > cmd->data_len))
-		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+		return tcmx_rw_overflow(cmd);
 	if (unlikely(!cmd->nr_blocks)) {
 		cmd->execute = tcmx_execute_nop;
 		return TCMX_GOOD;

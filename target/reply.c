@@ -64,6 +64,7 @@ static const struct tcmx_sense_row tcmx_sense_rows[TCMX_SENSE_NR] = {
 	[TCMX_SENSE_UA_COMMANDS_CLEARED] = { UNIT_ATTENTION, 0x2f, 0x00 },
 	[TCMX_SENSE_UA_LUNS_CHANGED]	 = { UNIT_ATTENTION, 0x3f, 0x0e },
 	[TCMX_SENSE_OPERATION_IN_PROGRESS] = { ILLEGAL_REQUEST, 0x00, 0x16 },
+	[TCMX_SENSE_INVALID_IU_FIELD]	 = { ILLEGAL_REQUEST, 0x0e, 0x03 },
 };
 
 /*
@@ -163,13 +164,19 @@ size_t tcmx_cmd_copy_at(struct tcmx_cmd *cmd, const void *buf, size_t len,
 }
 EXPORT_SYMBOL_GPL(tcmx_cmd_copy_at);
 
-/* A parameter list: only from a data-out buffer. */
+/*
+ * A parameter list: only from a data-out buffer.  What was taken from the
+ * buffer counts as moved (cmd->xfer_len, at least @len), also when the
+ * command then fails on its contents.
+ */
 size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len)
 {
 	len = min_t(size_t, len, cmd->data_len);
 	if (!len || !cmd->sgl ||
 	    WARN_ON_ONCE(cmd->data_dir != DMA_TO_DEVICE))
 		return 0;
-	return sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+	len = sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+	cmd->xfer_len = max_t(u32, cmd->xfer_len, len);
+	return len;
 }
 EXPORT_SYMBOL_GPL(tcmx_cmd_copy_from_sgl);

@@ -34,9 +34,13 @@ static void tcmx_account(struct tcmx_cmd *cmd)
 		this_cpu_add(st->write_bytes, cmd->xfer_len);
 }
 
-/* BUSY, or a backend that completes a command as still deferred */
+/*
+ * BUSY, or a backend that completes a command as still deferred.  Neither
+ * reports data moved: the whole buffer is the residual.
+ */
 static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
 {
+	cmd->xfer_len = 0;
 	if (status == TCMX_BUSY) {
 		cmd->status = SAM_STAT_BUSY;
 		return;

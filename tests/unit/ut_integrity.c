@@ -259,7 +259,7 @@ static void integ_exclusion_cases(void)
 	/* a bad WRITE into the range is still refused by the decoder */
 	EXPECT(RUN(C(0x2a, 0x04, 0, 0, 0, 105, 0, 0, 1), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK(fake_writes == 3);
-	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 2), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 2), 512, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
 	CHECK(fake_writes == 3);
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 1), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK(fake_writes == 3);

@@ -18,8 +18,7 @@ static void sbc_read_write(void)
 	CHECK_RW(16, 8, false);
 	EXPECT(RUN(C(0x2a, 0x08, 0, 0, 0, 0x10, 0, 0, 8), 4096, OUT, 0), UT_GOOD);
 	CHECK_RW(16, 8, true);
-	/* buffer too small, wrong direction, RDPROTECT set */
-	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 8), 2048, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	/* wrong direction, RDPROTECT set */
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 8), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x28, 0x20, 0, 0, 0, 0, 0, 0, 8), 4096, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* the last block, and one past it */
@@ -48,6 +47,52 @@ static void sbc_read_write(void)
 	EXPECT(RUN(C(0xa8, 0, 0, 0, 0, 0, 0, 0, 0, 128), 1 << 20, IN, 0), UT_GOOD);
 	CHECK_RW(0, 128, false);
 	ut_dev.attrib.hw_max_sectors = 4294967288u;
+}
+
+/*
+ * Residuals: the backend moves cmd->xfer_len bytes, the fabric reports the
+ * rest of the buffer.  An overflowing READ fills the buffer, partial block
+ * included; an overflowing write is refused with nothing moved.
+ */
+static void sbc_residuals(void)
+{
+	u8 list[64];
+
+	/* underflow: the buffer is longer than the transfer */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0x10, 0, 0, 2), 4096, IN, 0), UT_GOOD);
+	CHECK_RW(16, 2, false);
+	EXPECT(RUN(C(0x8a, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 2), 10000, OUT, 0), UT_GOOD);
+	CHECK_RW(16, 2, false);
+	/* overflow READ: what fits, FUA kept */
+	EXPECT(RUN(C(0x28, 0x08, 0, 0, 0, 0x10, 0, 0, 8), 2048, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.lba == 16 && ut_cmd.nr_blocks == 8 && ut_cmd.fua &&
+	      ut_cmd.execute == ut_stub_rw && ut_cmd.xfer_len == 2048 &&
+	      ut_data[0] == UT_FILL);
+	EXPECT(RUN(C(0x88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 200, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.execute == ut_stub_rw && ut_cmd.xfer_len == 200);
+	/* no buffer at all: GOOD, nothing to move, backend not called */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 0, NONE, 0), UT_GOOD);
+	CHECK(ut_cmd.execute != ut_stub_rw && ut_cmd.xfer_len == 0 &&
+	      ut_data[0] == UT_FILL);
+	/* overflow write: refused before any byte moves */
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 8), 2048, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.xfer_len == 0);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x0e, 0x03, 0,
+		    0, 0, 0);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 0, NONE, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	EXPECT(RUN(C(0x0a, 0, 0, 0, 2), 1023, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	/* beyond the backend's limit stays an invalid CDB field */
+	ut_dev.attrib.hw_max_sectors = 128;
+	EXPECT(RUN(C(0xa8, 0, 0, 0, 0, 0, 0, 0, 0, 129), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	ut_dev.attrib.hw_max_sectors = 4294967288u;
+	/* a parameter list taken from a data-out buffer counts as moved */
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 0), 4096, OUT, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 0);
+	CHECK(tcmx_cmd_copy_from_sgl(&ut_cmd, list, 24) == 24 &&
+	      ut_cmd.xfer_len == 24);
+	CHECK(tcmx_cmd_copy_from_sgl(&ut_cmd, list, 8) == 8 &&
+	      ut_cmd.xfer_len == 24);
+	CHECK(list[0] == UT_FILL && list[23] == UT_FILL);
 }
 
 static void sbc_other(void)
@@ -89,5 +134,6 @@ static void sbc_other(void)
 void ut_test_sbc(void)
 {
 	sbc_read_write();
+	sbc_residuals();
 	sbc_other();
 }

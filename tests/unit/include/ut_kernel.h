@@ -57,6 +57,7 @@ typedef unsigned int gfp_t;
 
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+#define noinline		__attribute__((noinline))
 #define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
