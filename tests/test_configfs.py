@@ -220,6 +220,7 @@ def test_wwn_kinds(stack, kind):
 
 @pytest.mark.tcmx_only
 def test_bad_wwn_names(stack):
+    os.makedirs(LOOP, exist_ok=True)
     for bad in ("naa.123", "naa.50014050000000zz", "fc.12", "iqn.",
                 "iqn.a b", "eui.0123456789abcdef", "xyz"):
         assert err_of(os.mkdir, LOOP + "/" + bad) == errno.EINVAL, bad
