@@ -222,6 +222,16 @@ static enum tcmx_status rd_short_sgl(struct rd_dev *rd, struct tcmx_cmd *cmd)
 	return tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
 }
 
+/* A page for @idx, zeroed unless all of it is written, and its slot. */
+static struct page *rd_new_page(struct rd_dev *rd, pgoff_t idx, unsigned int n,
+				gfp_t gfp, struct page ***slot)
+{
+	*slot = rd_slot(rd, idx, gfp);
+	if (!*slot)
+		return NULL;
+	return alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp);
+}
+
 /*
  * First write to page @idx: fill a new page with @n bytes at @off from the
  * scatterlist (zeroes elsewhere) and publish it.  Filling before publishing
@@ -236,6 +246,7 @@ static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
 				     pgoff_t idx, unsigned int off,
 				     unsigned int n, struct rd_sg_pos *pos,
 				     bool can_sleep)
+	__must_hold(RCU)
 {
 	gfp_t gfp = can_sleep ? GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
 				GFP_NOWAIT | __GFP_NOWARN;
@@ -247,12 +258,13 @@ static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
 		return TCMX_DEFERRED;
 	if (rd_memory_low())
 		return rd_space_failed(rd, cmd);
-	if (can_sleep)
+	if (can_sleep) {
 		rcu_read_unlock();
-	slot = rd_slot(rd, idx, gfp);
-	new = slot ? alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp) : NULL;
-	if (can_sleep)
+		new = rd_new_page(rd, idx, n, gfp, &slot);
 		rcu_read_lock();
+	} else {
+		new = rd_new_page(rd, idx, n, gfp, &slot);
+	}
 	if (!new)
 		return can_sleep ? rd_space_failed(rd, cmd) : TCMX_DEFERRED;
 
@@ -320,6 +332,7 @@ static enum tcmx_status rd_read(struct rd_dev *rd, struct tcmx_cmd *cmd)
  */
 static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 				 bool can_sleep)
+	__must_hold(RCU)
 {
 	struct rd_sg_pos pos = { .sg = cmd->sgl };
 	u64 at = cmd->lba << cmd->dev->block_shift;
@@ -443,8 +456,7 @@ static int rd_write_new_page(struct rd_dev *rd, pgoff_t idx, unsigned int off,
 
 	if (rd_memory_low())
 		return -ENOSPC;
-	slot = rd_slot(rd, idx, gfp);
-	new = slot ? alloc_page(n < PAGE_SIZE ? gfp | __GFP_ZERO : gfp) : NULL;
+	new = rd_new_page(rd, idx, n, gfp, &slot);
 	if (!new) {
 		atomic_long_inc(&rd->alloc_failed);
 		return -ENOSPC;

@@ -21,12 +21,13 @@
 /*
  * Thin provisioning defaults of a backend with ->unmap: one UNMAP covers
  * up to 1M blocks (512 MiB of 512-byte blocks; libiscsi finds more
- * "insane") in up to 256 descriptors, one WRITE SAME up to 4M blocks; any
- * block may be deallocated.
+ * "insane") in up to 256 descriptors, one WRITE SAME up to 65535 blocks
+ * (as in-tree iblock: what one SG_IO can read back); any block may be
+ * deallocated.
  */
 #define TCMX_DEFAULT_MAX_UNMAP_LBAS	0x100000
 #define TCMX_DEFAULT_MAX_UNMAP_DESCS	256
-#define TCMX_DEFAULT_MAX_WRITE_SAME	0x400000
+#define TCMX_DEFAULT_MAX_WRITE_SAME	0xffff
 
 /* ------------------------------------------------------------------ */
 /* <dev>/attrib: the list in dev_attrib.h                             */

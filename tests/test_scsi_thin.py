@@ -72,13 +72,18 @@ class Lun:
         assert st == GOOD, (bytes(cdb).hex(), st, sense.hex())
         return data
 
-    def check(self, cdb, want, din=0, dout=None, field=None):
+    def check(self, cdb, want, din=0, dout=None, field=None, info=None):
         """CHECK CONDITION with sense want (key, asc, ascq); field: the
-        sense-key specific bytes 15-17 of the fixed-format sense."""
+        sense-key specific bytes 15-17 of the fixed-format sense; info:
+        the INFORMATION field (VALID set), else none."""
         st, sense, data = self.cmd(cdb, din, dout)
         assert st == CHECK_CONDITION, (bytes(cdb).hex(), st)
         assert kcq(sense) == want, sense.hex()
-        assert sense[0] == 0x70, sense.hex()
+        if info is None:
+            assert sense[0] == 0x70, sense.hex()
+        else:
+            assert sense[0] == 0xf0, sense.hex()
+            assert sense[3:7] == struct.pack(">I", info), sense.hex()
         if field is not None:
             assert sense[15:18] == bytes(field), sense.hex()
         else:
@@ -154,8 +159,7 @@ def test_capacity_and_vpd_report_thin_provisioning(thin):
     b0 = thin.good(b"\x12\x01\xb0\x00\xff\x00", din=255)
     assert len(b0) == 64 and b0[:4] == bytes([0, 0xb0, 0, 0x3c])
     assert b0[4] == 0                  # WSNZ 0: 0 blocks reaches the end
-    assert b0[20:44] == struct.pack(">IIIIQ", 0x100000, 256, 1, 0,
-                                    0x400000)
+    assert b0[20:44] == struct.pack(">IIIIQ", 0x100000, 256, 1, 0, 0xffff)
     # atomic: max transfer 2048 blocks, alignment 1, granularity 1
     assert b0[44:56] == struct.pack(">III", 2048, 1, 1)
     b1 = thin.good(b"\x12\x01\xb1\x00\xff\x00", din=255)
@@ -231,8 +235,10 @@ def test_unmap_frees_blocks_and_checks_its_list(thin):
     thin.check(unmap_cdb(24, 0x01), INVALID_FIELD,
                dout=unmap_list([(1024, 8)]), field=(0xc8, 0, 1))
     # a descriptor beyond the capacity fails the whole list
+    # (INFORMATION: the descriptor's LBA)
     lst = unmap_list([(1024, 8), (thin.blocks - 4, 5)])
-    thin.check(unmap_cdb(len(lst)), LBA_RANGE, dout=lst)
+    thin.check(unmap_cdb(len(lst)), LBA_RANGE, dout=lst,
+               info=thin.blocks - 4)
     assert thin.read(1024, 8) == b"\xab" * 8 * BS
     # a 0-block descriptor at the end is fine; the header alone too
     lst = unmap_list([(thin.blocks, 0)])
@@ -505,6 +511,11 @@ def test_unmap_and_write_same_race_with_verified_io(thin):
     assert lun.lba_status(0, 24)[1][0][2] == 0
 
 
+# libiscsi 1.19's WriteSame10.UnmapUntilEnd sends WRITE SAME(10) with UNMAP
+# and a block of 0xff (its buffer still holds the data it wrote; the
+# WriteSame16 version zeroes it first) and expects zeroes back.  A block
+# that is not zeroes is written, UNMAP or not (lbp.c), so that one fails.
+LIBISCSI_KNOWN = {("WriteSame10", "UnmapUntilEnd")}
 LIBISCSI_SUITES = ("Unmap", "WriteSame10", "WriteSame16", "GetLBAStatus",
                    "Sanitize", "ReadCapacity16", "Inquiry")
 
@@ -551,7 +562,8 @@ def test_libiscsi_thin_provisioning_suites(thin):
                                       "skipped": 0})
         for name, r in res.items():
             c[r if r in c else "FAILED"] += 1
-            if r not in ("passed", "skipped"):
+            if r not in ("passed", "skipped") and \
+                    (suite, name) not in LIBISCSI_KNOWN:
                 failed.append((suite, name, out[-3000:]))
     for suite, c in counts.items():
         figure("libiscsi %-15s passed %d failed %d skipped %d"
