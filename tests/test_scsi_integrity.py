@@ -126,11 +126,12 @@ def test_verify_bytchk(sg):
     one = pattern(2, 1)
     sg.write(200, one * 6)
     good(sg.cmd(c10(0x2f, 200, 6, 0x06), dout=one))
-    sg.write(203, bytes(one[:100]) + b"\xff" + bytes(one[101:]))
-    miscompare_at(sg.cmd(c16(0x8f, 200, 6, 0x06), dout=one), 3 * 512 + 100)
     r = sg.cmd(c10(0x2f, 200, 6, 0x06), dout=one * 2)
     good(r)
     assert r[4] == 512
+    sg.write(203, bytes(one[:100]) + bytes([one[100] ^ 0xff]) +
+             bytes(one[101:]))
+    miscompare_at(sg.cmd(c16(0x8f, 200, 6, 0x06), dout=one), 3 * 512 + 100)
     check(sg.cmd(c10(0x2f, 200, 6, 0x06), dout=one[:256]), INVALID_FIELD)
     # the medium is untouched by all of it
     assert sg.read(100, 8) == data
