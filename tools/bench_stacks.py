@@ -427,9 +427,5 @@ def used_mib():
     subprocess.run(["sync"])
     wr("/proc/sys/vm/drop_caches", 3)
     time.sleep(1)
-    info = {}
-    with open("/proc/meminfo") as f:
-        for line in f:
-            k, v = line.split(":")
-            info[k] = int(v.split()[0])
+    info = meminfo()
     return (info["MemTotal"] - info["MemAvailable"]) / 1024.0
