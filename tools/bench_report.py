@@ -28,9 +28,9 @@ for _rw in ("randread", "randwrite"):
     SHAPES["lat-" + _rw] = ("lat", _rw)
     SHAPE_LABEL["lat-" + _rw] = "4k %s QD1" % _rw
 # fio's completion latency (clat) percentiles, then the total's (lat =
-# slat + clat); a stack that completes inside io_submit (tcmx, brd,
-# scsi_debug delay=0, null_blk irqmode=0) spends its time in slat, one
-# that completes from a worker (in-tree) in clat: compare totals
+# slat + clat); an I/O that completes before io_submit returns to fio
+# (inline, or in a kworker that runs first) spends its time in slat and
+# shows a clat of a few us: compare the totals
 LAT_PCTS = (("p50_us", "clat p50"), ("p99_us", "clat p99"),
             ("p999_us", "clat p99.9"), ("lat_p50_us", "total p50"),
             ("lat_p99_us", "total p99"), ("lat_p999_us", "total p99.9"))
@@ -176,8 +176,8 @@ def lat_table(doc):
     return (["latency, 4k random, libaio direct, QD1, 1 job: medians of "
              "fio's latency percentiles, us: clat (completion) and total "
              "(slat + clat);", "  ratios are latency ratios (< 1: tcmx is "
-             "faster); a stack that completes inside io_submit (all but "
-             "in-tree) spends its time in slat: compare the totals"] +
+             "faster); an I/O that completes before io_submit returns to fio "
+             "has its cost in slat, not clat: compare the totals"] +
             render(cols, rows) + [""])
 
 

@@ -356,8 +356,8 @@ def seq_job(devs, rw, bs, numjobs, runtime, ramp):
 def lat_job(devs, rw, runtime, ramp):
     """4k random `rw` (randread or randwrite) at QD1, one job: percentiles
     50, 99 and 99.9 of the completion latency (clat) and of the total
-    latency (lat = slat + clat: a stack that completes inside io_submit
-    spends its time in slat)."""
+    latency (lat = slat + clat: an I/O that completes before io_submit
+    returns to fio spends its time in slat)."""
     return ["fio", "--name=bench", "--filename=" + ":".join(devs),
             "--ioengine=libaio", "--direct=1", "--rw=" + rw, "--bs=4k",
             "--iodepth=1", "--numjobs=1", "--percentile_list=50:99:99.9",
