@@ -87,7 +87,9 @@ def case_label(key):
 
 
 def spread_pct(st):
-    return (st["max"] - st["min"]) / 2 / st["median"] * 100 if st["median"] else 0
+    if not st["median"]:
+        return 0
+    return (st["max"] - st["min"]) / 2 / st["median"] * 100
 
 
 def kiops(st):
