@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The four block stacks tools/bench compares, each with setup() and
+"""The five block stacks tools/bench compares, each with setup() and
 teardown().
 
 setup(luns, size_mb, nullio) loads the stack's modules, creates `luns`
@@ -7,7 +7,8 @@ disks of `size_mb` MiB and returns their /dev paths; teardown() removes
 them and unloads every module the stack loaded, so that the next stack
 finds configfs target/ free (tcmx_core and target_core_mod cannot both own
 it). "nullio" is the no-data variant: rd_nullio=1 for the two LIO stacks,
-fake_rw=1 for scsi_debug, memory_backed=0 for null_blk.
+fake_rw=1 for scsi_debug, memory_backed=0 for null_blk; brd has none
+(its `nullio` attribute is False and the nullio cases skip it).
 """
 
 import glob
@@ -19,6 +20,7 @@ import warnings
 # rtslib warns when the kernel refuses its dbroot once backstores exist
 warnings.filterwarnings("ignore", message="Cannot set dbroot")
 
+HERE = os.path.dirname(os.path.realpath(__file__))
 CFS = "/sys/kernel/config"
 TARGET = CFS + "/target"
 NULLB = CFS + "/nullb"
@@ -278,7 +280,38 @@ class NullBlk:
         unload(["null_blk"])
 
 
-STACKS = {s.name: s for s in (Tcmx(), InTree(), ScsiDebug(), NullBlk())}
+class Brd:
+    """brd, the kernel's RAM disk (bio-based, no SCSI, no blk-mq queue):
+    one /dev/ram<i> per LUN, allocating a page on its first write, like
+    tcmx rd and null_blk (a never-written block reads as zeroes)."""
+
+    name = "brd"
+    nullio = False     # no no-data variant
+
+    def available(self):
+        return has_module("brd")
+
+    def setup(self, luns, size_mb, nullio):
+        if nullio:
+            raise StackError("brd has no nullio variant")
+        if "brd" in loaded_modules():
+            raise StackError("brd already loaded")
+        modprobe("brd", rd_nr=luns, rd_size=size_mb * 1024)   # KiB
+        devs = ["ram%d" % i for i in range(luns)]
+        end = time.monotonic() + 30
+        while not all(os.path.exists("/dev/" + b) for b in devs):
+            if time.monotonic() > end:
+                raise StackError("brd /dev/ram* nodes did not appear")
+            time.sleep(0.2)
+        no_scheduler(devs)
+        return ["/dev/" + b for b in devs]
+
+    def teardown(self):
+        unload(["brd"])
+
+
+STACKS = {s.name: s for s in (Tcmx(), InTree(), ScsiDebug(), NullBlk(),
+                              Brd())}
 
 
 def stack(spec):
@@ -306,6 +339,33 @@ def seed_job(devs, rwmixread, numjobs, runtime, ramp):
             "--group_reporting"]
 
 
+def seq_job(devs, rw, bs, numjobs, runtime, ramp):
+    """Sequential `rw` (read or write) at block size `bs`, QD16 per job;
+    each job streams its own 1/numjobs slice of every device (two jobs
+    reading the same blocks at the same offsets would not be a stream
+    of the device each)."""
+    part = max(1, 100 // numjobs)
+    return ["fio", "--name=bench", "--filename=" + ":".join(devs),
+            "--ioengine=libaio", "--direct=1", "--rw=" + rw, "--bs=" + bs,
+            "--iodepth=16", "--numjobs=%d" % numjobs,
+            "--size=%d%%" % part, "--offset_increment=%d%%" % part,
+            "--time_based", "--runtime=%d" % runtime,
+            "--ramp_time=%d" % ramp, "--group_reporting"]
+
+
+def lat_job(devs, rw, runtime, ramp):
+    """4k random `rw` (randread or randwrite) at QD1, one job: percentiles
+    50, 99 and 99.9 of the completion latency (clat) and of the total
+    latency (lat = slat + clat: an I/O that completes before io_submit
+    returns to fio spends its time in slat)."""
+    return ["fio", "--name=bench", "--filename=" + ":".join(devs),
+            "--ioengine=libaio", "--direct=1", "--rw=" + rw, "--bs=4k",
+            "--iodepth=1", "--numjobs=1", "--percentile_list=50:99:99.9",
+            "--clat_percentiles=1", "--lat_percentiles=1",
+            "--time_based", "--runtime=%d" % runtime,
+            "--ramp_time=%d" % ramp, "--group_reporting"]
+
+
 def prewrite(devs):
     """Fill the LUNs once, sequentially, 1 MiB at a time."""
     cmd = ["fio", "--name=prewrite", "--filename=" + ":".join(devs),
@@ -317,14 +377,55 @@ def prewrite(devs):
             p.stderr.strip() or "exit %d" % p.returncode))
 
 
-def used_mib():
-    """MemTotal - MemAvailable in MiB, after dropping the caches."""
-    subprocess.run(["sync"])
-    wr("/proc/sys/vm/drop_caches", 3)
-    time.sleep(1)
+def meminfo():
+    """/proc/meminfo in KiB."""
     info = {}
     with open("/proc/meminfo") as f:
         for line in f:
             k, v = line.split(":")
             info[k] = int(v.split()[0])
+    return info
+
+
+def vm_run(tool, argv, kernel, mem, out, timeout, icount=False,
+           no_chart=True):
+    """Boot tools/vm and run `tool` (tools/<name>) in it with `argv`
+    (the options not meant for the host), results in `out`; returns
+    (exit status, full kernel release)."""
+    cmd = ([os.path.join(HERE, "vm"), "--kernel", kernel, "--mem", str(mem),
+            "--out", out, "--timeout", str(int(timeout))] +
+           (["--icount"] if icount else []) +
+           ["--", "tools/" + tool, "--out", "/out"] +
+           (["--no-chart"] if no_chart else []) + list(argv))
+    with open("/proc/loadavg") as f:
+        os.environ["TCMX_BENCH_HOST_LOAD"] = " ".join(f.read().split()[:3])
+    print("%s: %s (host load %s)" % (tool, " ".join(cmd),
+                                     os.environ["TCMX_BENCH_HOST_LOAD"]),
+          flush=True)
+    rc = subprocess.call(cmd)
+    kver = subprocess.run([os.path.join(HERE, "kver"), kernel],
+                          capture_output=True, text=True).stdout.strip()
+    return rc, kver
+
+
+def host_argv(argv, with_value=("--kernel", "--mem", "--out"),
+              flags=("--vm", "--host", "--icount")):
+    """argv without the options that only the host side uses."""
+    fwd, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in with_value:
+            skip = True
+        elif a not in flags and a.split("=")[0] not in with_value:
+            fwd.append(a)
+    return fwd
+
+
+def used_mib():
+    """MemTotal - MemAvailable in MiB, after dropping the caches."""
+    subprocess.run(["sync"])
+    wr("/proc/sys/vm/drop_caches", 3)
+    time.sleep(1)
+    info = meminfo()
     return (info["MemTotal"] - info["MemAvailable"]) / 1024.0
