@@ -622,7 +622,11 @@ static enum tcmx_status spc_mode_sense(struct tcmx_cmd *cmd)
 
 	if (test_bit(TCMX_GATE_WP, &dev->gate))
 		dev_spec |= 0x80;			/* WP */
-	if (dev->attrib.emulate_write_cache && dev->attrib.emulate_fua_write)
+	/*
+	 * DPOFUA: READ and WRITE take DPO and FUA (their CDB usage data say
+	 * so), and a ramdisk honours FUA with or without a write cache.
+	 */
+	if (dev->attrib.emulate_fua_write)
 		dev_spec |= 0x10;			/* DPOFUA */
 	if (ten) {
 		put_unaligned_be16(hdr + bd + pages - 2, &buf[0]);

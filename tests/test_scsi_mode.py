@@ -104,9 +104,10 @@ def mode_lun(stack):
 
 def test_mode_sense_page_controls(mode_lun):
     sg = mode_lun["sg"]
-    # current: no write cache; header: length, medium, dev-specific, bdl
-    assert sense6(sg, 0x08) == bytes([23, 0, 0, 0]) + CACHING
-    assert sense6(sg, 0x0a) == bytes([15, 0, 0, 0]) + CONTROL
+    # current: no write cache; header: length, medium, dev-specific
+    # (DPOFUA: READ and WRITE take DPO and FUA), bdl
+    assert sense6(sg, 0x08) == bytes([23, 0, 0x10, 0]) + CACHING
+    assert sense6(sg, 0x0a) == bytes([15, 0, 0x10, 0]) + CONTROL
     # changeable: WCE, RCD; D_SENSE, QERR, SWP, TAS; the block descriptor
     # shows nothing changeable
     assert sense6(sg, 0x08, pc=1)[4:] == bytes([0x08, 0x12, 0x05]) + bytes(17)
@@ -130,7 +131,7 @@ def test_mode_sense_page_controls(mode_lun):
         [59, 0, 0, 0, 0x01, 0x0a])
     # MODE SENSE(10) LLBAA: the long block descriptor, LONGLBA
     t = good(sg, [0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255, 0], din=255)
-    assert t[:8] == bytes([0, 34, 0, 0, 1, 0, 0, 16])
+    assert t[:8] == bytes([0, 34, 0, 0x10, 1, 0, 0, 16])
     assert t[8:24] == bytes([0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0,
                              0, 0, 2, 0])
 
@@ -214,7 +215,7 @@ def test_mode_select_swp(mode_lun):
     write10 = [0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0]
     cdb, data = select6(sg, with_bits(CONTROL, 4, 0x08))
     good(sg, cdb, dout=data)
-    assert sense6(sg, 0x0a) == bytes([15, 0, 0x80, 0]) + with_bits(
+    assert sense6(sg, 0x0a) == bytes([15, 0, 0x90, 0]) + with_bits(
         CONTROL, 4, 0x08)
     # the other nexus: the unit attention first, then write protection
     sg2 = mode_lun["sg2"]

@@ -66,7 +66,7 @@ static void mode_select_changes(void)
 	       TCMX_SENSE_WRITE_PROTECTED);
 	CHECK_SENSE(0x72, 0x07, 0x27, 0x00, 0, 0, 0, 0);
 	EXPECT(RUN(C(0x1a, 0x08, 0x0a, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(0, 15, 0, 0x80, 0, 0x0a, 0x0a, 0x06, 0x12, 0x08, 0x00);
+	CHECK_BYTES(0, 15, 0, 0x90, 0, 0x0a, 0x0a, 0x06, 0x12, 0x08, 0x00);
 	/* the other LUN: unit attention first, then write protection */
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 512, OUT, 5),
 	       TCMX_SENSE_UA_MODE_CHANGED);

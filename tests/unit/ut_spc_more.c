@@ -90,9 +90,14 @@ static void spc_mode_sense(void)
 	EXPECT(RUN(C(0x1a, 0x08, 0x48, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x05, 0x00);
+	/* no write cache: WCE 0, DPOFUA still 1 (FUA is honoured) */
 	ut_dev.attrib.emulate_write_cache = 0;
 	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 23, 0x00, 0x10, 0x00, 0x08, 0x12, 0x00, 0x00);
+	ut_dev.attrib.emulate_fua_write = 0;
+	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(0, 23, 0x00, 0x00, 0x00, 0x08, 0x12, 0x00, 0x00);
+	ut_dev.attrib.emulate_fua_write = 1;
 	ut_dev.attrib.emulate_write_cache = 1;
 	/* MODE SENSE(10), LLBAA: long descriptor, control page, TAS */
 	EXPECT(RUN(C(0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255), 255, IN, 0), UT_GOOD);
