@@ -387,34 +387,74 @@ static const struct spc_vpd_page *spc_find_vpd(struct tcmx_cmd *cmd, u8 code)
 	return NULL;
 }
 
+/* A VPD page into @buf (SPC_INQUIRY_BUF_LEN bytes, zeroed); its length. */
+static u32 spc_vpd_fill(struct tcmx_cmd *cmd, const struct spc_vpd_page *vpd,
+			u8 *buf)
+{
+	u32 len;
+
+	buf[0] = cmd->dev ? TYPE_DISK : TYPE_NO_LUN;
+	buf[1] = vpd->code;
+	len = vpd->fill(cmd, buf);
+	put_unaligned_be16(len, &buf[2]);
+	return len + 4;
+}
+
+/*
+ * The VPD pages but the list of them: process context (tcmx_defer()), so
+ * that the page buffer is allocated where it may sleep, never failing a
+ * scan under memory pressure; the fill functions, written for the
+ * submitter's context, run under rcu_read_lock() as they would there.
+ */
+static enum tcmx_status spc_inquiry_vpd(struct tcmx_cmd *cmd)
+{
+	const struct spc_vpd_page *vpd;
+	u32 len = 0;
+	u8 *buf;
+
+	buf = kzalloc(SPC_INQUIRY_BUF_LEN, GFP_KERNEL);
+	if (!buf)
+		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+	rcu_read_lock();
+	vpd = spc_find_vpd(cmd, cmd->cdb[2]);
+	if (vpd)
+		len = spc_vpd_fill(cmd, vpd, buf);
+	rcu_read_unlock();
+	tcmx_cmd_copy_to_sgl(cmd, buf,
+			     min_t(u32, len, get_unaligned_be16(&cmd->cdb[3])));
+	kfree(buf);
+	return TCMX_GOOD;
+}
+
+/*
+ * Standard INQUIRY data and the list of VPD pages fit on the stack: a scan
+ * (and a LUN that does not exist) is answered inline; the other pages are
+ * built in a worker.
+ */
 static enum tcmx_status spc_inquiry(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 	const struct spc_vpd_page *vpd = NULL;
 	u32 alloc_len = get_unaligned_be16(&cdb[3]);
+	u8 buf[SPC_STD_INQUIRY_LEN] = {};
 	u32 len;
-	u8 *buf;
+
+	BUILD_BUG_ON(5 + ARRAY_SIZE(spc_vpd_pages) > SPC_STD_INQUIRY_LEN);
 
 	if (cdb[1] & 0x01)				/* EVPD */
 		vpd = spc_find_vpd(cmd, cdb[2]);
 	if (cdb[1] & 0x01 ? !vpd : cdb[2])
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					2, TCMX_NO_BIT);
-
-	buf = kzalloc(SPC_INQUIRY_BUF_LEN, GFP_ATOMIC);
-	if (!buf)
-		return TCMX_BUSY;
-	buf[0] = cmd->dev ? TYPE_DISK : TYPE_NO_LUN;
+	if (vpd && vpd != &spc_vpd_page_00)
+		return tcmx_defer(cmd, spc_inquiry_vpd);
 	if (vpd) {
-		buf[1] = vpd->code;
-		len = vpd->fill(cmd, buf);
-		put_unaligned_be16(len, &buf[2]);
-		len += 4;
+		len = spc_vpd_fill(cmd, vpd, buf);
 	} else {
+		buf[0] = cmd->dev ? TYPE_DISK : TYPE_NO_LUN;
 		len = spc_inquiry_std(cmd, buf);
 	}
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
-	kfree(buf);
 	return TCMX_GOOD;
 }
 
