@@ -165,6 +165,9 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 	cmd->lun = lun;
 	cmd->dev = likely(lun) ? lun->dev : NULL;
 	status = tcmx_parse_cdb(cmd);
+	/* the gate may have handed it to a worker already: touch nothing */
+	if (unlikely(status == TCMX_DEFERRED))
+		return false;
 	trace_tcmx_cmd_submit(cmd);
 	if (likely(status == TCMX_GOOD))
 		status = cmd->execute(cmd);
