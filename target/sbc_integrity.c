@@ -268,26 +268,27 @@ static enum tcmx_status integ_write_verify_fn(struct tcmx_cmd *cmd)
 	return integ_result(cmd, status);
 }
 
-static enum tcmx_status integ_orwrite_fn(struct tcmx_cmd *cmd)
+/* ORWRITE and WRITE ATOMIC: the walk with the range held */
+static enum tcmx_status integ_held_walk(struct tcmx_cmd *cmd,
+					enum integ_op op)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	enum tcmx_status status;
 
 	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
-	status = integ_walk(cmd, INTEG_OR);
+	status = integ_walk(cmd, op);
 	integ_excl_end(dev);
 	return integ_result(cmd, status);
 }
 
+static enum tcmx_status integ_orwrite_fn(struct tcmx_cmd *cmd)
+{
+	return integ_held_walk(cmd, INTEG_OR);
+}
+
 static enum tcmx_status integ_write_atomic_fn(struct tcmx_cmd *cmd)
 {
-	struct tcmx_dev *dev = cmd->dev;
-	enum tcmx_status status;
-
-	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
-	status = integ_walk(cmd, INTEG_WRITE);
-	integ_excl_end(dev);
-	return integ_result(cmd, status);
+	return integ_held_walk(cmd, INTEG_WRITE);
 }
 
 /*

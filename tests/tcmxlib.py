@@ -519,6 +519,17 @@ def sgio(fd, cdb, din=0, dout=None, timeout_ms=60000):
     return st, sense, data, h
 
 
+def sgcmd(path, cdb, din=0, dout=None):
+    """sgio() on a device node opened for the one command: (status, sense,
+    data-in)."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        st, sense, data, _ = sgio(fd, cdb, din, dout)
+    finally:
+        os.close(fd)
+    return st, sense, data
+
+
 def kcq(sense):
     """(key, asc, ascq) of fixed or descriptor sense data."""
     if not sense:

@@ -5,7 +5,6 @@ SELECT(6)/(10) of the caching page (WCE, RCD: emulate_write_cache) and the
 control page (D_SENSE, SWP, TAS, QERR) and what it refuses; MODE PARAMETERS
 CHANGED on the device's other I_T nexuses; sd's cache_type and sdparm;
 libiscsi's ModeSense6 suite."""
-import os
 import re
 
 import pytest
@@ -27,26 +26,17 @@ CONTROL = bytes([0x0a, 0x0a, 0x02, 0x10, 0x00, 0x40, 0, 0, 0, 0, 0, 0])
 CACHING = bytes([0x08, 0x12]) + bytes(18)
 
 
-def sgcmd(sg, cdb, din=0, dout=None):
-    """(status, sense, data-in) of one SG_IO."""
-    fd = os.open(sg, os.O_RDWR)
-    try:
-        st, sense, data, _ = tcmxlib.sgio(fd, cdb, din, dout)
-    finally:
-        os.close(fd)
-    return st, sense, data
-
 
 def check(sg, cdb, want, din=0, dout=None):
     """The command ends in CHECK CONDITION with (key, asc, ascq) want;
     returns its sense bytes."""
-    st, sense, _ = sgcmd(sg, cdb, din, dout)
+    st, sense, _ = tcmxlib.sgcmd(sg, cdb, din, dout)
     assert st == CHECK and tcmxlib.kcq(sense) == want, (st, sense.hex())
     return sense
 
 
 def good(sg, cdb, din=0, dout=None):
-    st, sense, data = sgcmd(sg, cdb, din, dout)
+    st, sense, data = tcmxlib.sgcmd(sg, cdb, din, dout)
     assert st == GOOD, (st, sense.hex())
     return data
 
@@ -78,7 +68,7 @@ def tur_clear(sg):
     """TEST UNIT READY until GOOD: the unit attentions it consumed."""
     seen = []
     for _ in range(10):
-        st, sense, _ = sgcmd(sg, [0, 0, 0, 0, 0, 0])
+        st, sense, _ = tcmxlib.sgcmd(sg, [0, 0, 0, 0, 0, 0])
         if st == GOOD:
             return seen
         seen.append(tcmxlib.kcq(sense))

@@ -7,7 +7,6 @@ LUNS DATA HAS CHANGED for the TPG's other LUNs when a LUN comes or goes;
 their order; REQUEST SENSE reporting and clearing; INQUIRY and REPORT
 LUNS not reporting; emulate_ua_intlck_ctrl 0, 1 and 2."""
 import contextlib
-import os
 
 import pytest
 
@@ -24,20 +23,12 @@ AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
 TUR = [0, 0, 0, 0, 0, 0]
 
 
-def sgcmd(sg, cdb, din=0, dout=None):
-    fd = os.open(sg, os.O_RDWR)
-    try:
-        st, sense, data, _ = tcmxlib.sgio(fd, cdb, din, dout)
-    finally:
-        os.close(fd)
-    return st, sense, data
-
 
 def tur_all(sg):
     """TEST UNIT READY until GOOD: the unit attentions, in order."""
     seen = []
     for _ in range(10):
-        st, sense, _ = sgcmd(sg, TUR)
+        st, sense, _ = tcmxlib.sgcmd(sg, TUR)
         if st == GOOD:
             return seen
         assert st == CHECK, st
@@ -82,13 +73,13 @@ def bare(stack):
 def test_new_lun_power_on_then_luns_changed(bare):
     tpg = tcmxlib.mk_target()
     sg0 = bare(tpg, 0)
-    st, sense, _ = sgcmd(sg0, TUR)
+    st, sense, _ = tcmxlib.sgcmd(sg0, TUR)
     assert st == CHECK and sense == ua_sense(POWER_ON), sense.hex()
     assert tur_all(sg0) == []
     # another LUN: it has its power on; LUN 0 sees the inventory change
     sg1 = bare(tpg, 1)
     assert tur_all(sg1) == [POWER_ON]
-    st, sense, _ = sgcmd(sg0, TUR)
+    st, sense, _ = tcmxlib.sgcmd(sg0, TUR)
     assert st == CHECK and sense == ua_sense(LUNS_CHANGED), sense.hex()
     assert tur_all(sg0) == []
     # and when a LUN goes
@@ -109,7 +100,7 @@ def test_order_and_dedup(bare):
     assert tur_all(sgb) == [POWER_ON]
     # MODE SELECT on sgb: WCE=1 -> 2A/01 for sga (behind its 29/00)
     page = bytes([0x08, 0x12, 0x04]) + bytes(17)
-    st, sense, _ = sgcmd(sgb, [0x15, 0x10, 0, 0, 24, 0],
+    st, sense, _ = tcmxlib.sgcmd(sgb, [0x15, 0x10, 0, 0, 24, 0],
                          dout=bytes(4) + page)
     assert st == GOOD, sense.hex()
     bare(t1, 2)                      # 3F/0E for LUNs 0 and 1 of t1
@@ -124,19 +115,19 @@ def test_request_sense_and_exempt_commands(bare):
     sg0 = bare(tpg, 0)
     bare(tpg, 1)                     # LUN 0: 29/00, then 3F/0E
     # INQUIRY and REPORT LUNS neither report nor clear one
-    st, _, data = sgcmd(sg0, [0x12, 0, 0, 0, 96, 0], din=96)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x12, 0, 0, 0, 96, 0], din=96)
     assert st == GOOD and data[0] == 0 and len(data) == 96
-    st, _, data = sgcmd(sg0, [0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
+    st, _, data = tcmxlib.sgcmd(sg0, [0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
                         din=256)
     assert st == GOOD and data[:4] == bytes([0, 0, 0, 16])
     # REQUEST SENSE returns the first as its data and clears it
-    st, _, data = sgcmd(sg0, [0x03, 0, 0, 0, 252, 0], din=252)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x03, 0, 0, 0, 252, 0], din=252)
     assert st == GOOD and data == ua_sense(POWER_ON), data.hex()
     # descriptor format on request
-    st, _, data = sgcmd(sg0, [0x03, 1, 0, 0, 252, 0], din=252)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x03, 1, 0, 0, 252, 0], din=252)
     assert st == GOOD and data == bytes([0x72, 0x06, 0x3f, 0x0e, 0, 0, 0,
                                          0]), data.hex()
-    st, _, data = sgcmd(sg0, [0x03, 0, 0, 0, 252, 0], din=252)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x03, 0, 0, 0, 252, 0], din=252)
     assert st == GOOD and data[2] == 0 and data[12:14] == b"\0\0"
     assert tur_all(sg0) == []
 
@@ -148,26 +139,26 @@ def test_interlock_reports_without_clearing(bare, intlck):
     sg0 = bare(tpg, 0, so, intlck=intlck)
     assert rd(so + "/attrib/emulate_ua_intlck_ctrl").strip() == str(intlck)
     for cdb in (TUR, TUR, [0x1a, 0x08, 0x0a, 0, 255, 0]):
-        st, sense, _ = sgcmd(sg0, cdb, din=255 if cdb[0] else 0)
+        st, sense, _ = tcmxlib.sgcmd(sg0, cdb, din=255 if cdb[0] else 0)
         assert st == CHECK and sense == ua_sense(POWER_ON), sense.hex()
     # only REQUEST SENSE clears it
-    st, _, data = sgcmd(sg0, [0x03, 0, 0, 0, 18, 0], din=18)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x03, 0, 0, 0, 18, 0], din=18)
     assert data == ua_sense(POWER_ON)
     # the control page says UA_INTLCK_CTRL 10b / 11b
-    st, _, data = sgcmd(sg0, [0x1a, 0x08, 0x0a, 0, 255, 0], din=255)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x1a, 0x08, 0x0a, 0, 255, 0], din=255)
     assert st == GOOD and data[8] == {1: 0x20, 2: 0x30}[intlck]
-    st, _, _ = sgcmd(sg0, TUR)
+    st, _, _ = tcmxlib.sgcmd(sg0, TUR)
     assert st == GOOD
 
 
 def test_interlock_clear_default(bare):
     tpg = tcmxlib.mk_target()
     sg0 = bare(tpg, 0)
-    st, _, data = sgcmd(sg0, [0x1a, 0x08, 0x0a, 0, 255, 0], din=255)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x1a, 0x08, 0x0a, 0, 255, 0], din=255)
     assert st == CHECK                      # it reports the 29/00
-    st, _, data = sgcmd(sg0, [0x1a, 0x08, 0x0a, 0, 255, 0], din=255)
+    st, _, data = tcmxlib.sgcmd(sg0, [0x1a, 0x08, 0x0a, 0, 255, 0], din=255)
     assert st == GOOD and data[8] == 0x00
-    st, _, _ = sgcmd(sg0, TUR)
+    st, _, _ = tcmxlib.sgcmd(sg0, TUR)
     assert st == GOOD
 
 
