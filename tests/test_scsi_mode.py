@@ -104,7 +104,7 @@ def test_mode_sense_page_controls(mode_lun):
     assert sense6(sg, 0x0a, pc=1)[4:] == bytes(
         [0x0a, 0x0a, 0x04, 0x06, 0x08, 0x40, 0, 0, 0, 0, 0, 0])
     assert sense6(sg, 0x0a, pc=1, dbd=False)[:12] == bytes(
-        [23, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0])
+        [23, 0, 0x10, 8, 0, 0, 0, 0, 0, 0, 0, 0])
     # default: as a new device has them
     assert sense6(sg, 0x0a, pc=2)[4:] == CONTROL
     # saved: SAVING PARAMETERS NOT SUPPORTED
@@ -112,13 +112,13 @@ def test_mode_sense_page_controls(mode_lun):
     # all subpages of one page, all pages and subpages: no subpages here
     assert good(sg, [0x1a, 0x08, 0x0a, 0xff, 255, 0], din=255)[4:] == CONTROL
     allp = good(sg, [0x5a, 0x08, 0x3f, 0xff, 0, 0, 0, 0, 255, 0], din=255)
-    assert allp[:8] == bytes([0, 62, 0, 0, 0, 0, 0, 0]) and len(allp) == 64
+    assert allp[:8] == bytes([0, 62, 0, 0x10, 0, 0, 0, 0]) and len(allp) == 64
     # a subpage that does not exist
     check(sg, [0x1a, 0x08, 0x0a, 0x01, 255, 0], tcmxlib.INVALID_FIELD,
           din=255)
     # allocation length truncates; the length field still counts all
     assert good(sg, [0x1a, 0x08, 0x3f, 0, 6, 0], din=255) == bytes(
-        [59, 0, 0, 0, 0x01, 0x0a])
+        [59, 0, 0x10, 0, 0x01, 0x0a])
     # MODE SENSE(10) LLBAA: the long block descriptor, LONGLBA
     t = good(sg, [0x5a, 0x10, 0x0a, 0, 0, 0, 0, 0, 255, 0], din=255)
     assert t[:8] == bytes([0, 34, 0, 0x10, 1, 0, 0, 16])
@@ -220,7 +220,7 @@ def test_mode_select_swp(mode_lun):
     cdb, data = select6(sg, CONTROL)
     good(sg, cdb, dout=data)
     good(sg, write10, dout=bytes(512))
-    assert sense6(sg, 0x0a)[2] == 0
+    assert sense6(sg, 0x0a)[2] == 0x10          # WP clear, DPOFUA
 
 
 def test_mode_select_d_sense_tas_qerr(mode_lun):
