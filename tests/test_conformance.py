@@ -52,13 +52,37 @@ ALLOWED_SKIP = {
     "over SG_IO",
 }
 
+# Open gaps, each with its exact result today: the test fails when one of
+# them changes (fixed, or worse), so that this list only ever shrinks.
+# They are what keeps the command-set issue open (see CONFORMANCE.md).
+PR = "PERSISTENT RESERVE IN/OUT not implemented yet (the reservations issue)"
+LBPPB = "skips unless READ CAPACITY(16) reports >1 logical block per " \
+    "physical block (LBPPBE); tcmx reports 0, as in-tree"
+KNOWN = {
+    "WriteSame10.UnmapUntilEnd": (
+        "FAILED", "sends WRITE SAME(10) UNMAP with a block of 0xff and "
+        "expects zeroes back; tcmx writes a non-zero block (SBC), as the "
+        "issue asks; its WRITE SAME(16) twin zeroes the block first"),
+    **{t: ("skipped", PR) for t in (
+        "PrinReadKeys.Simple", "PrinReadKeys.Truncate",
+        "PrinReportCapabilities.Simple", "PrinServiceactionRange.Range",
+        "ProutClear.Simple", "ProutRegister.Simple", "ProutReserve.Simple")},
+    "Reserve6.Simple": ("skipped", "RESERVE(6) not implemented yet (the "
+                        "reservations issue)"),
+    **{t: ("skipped", LBPPB) for t in (
+        "CompareAndWrite.InvalidDataOutSize", "WriteSame10.InvalidDataOutSize",
+        "WriteSame16.InvalidDataOutSize", "WriteSame10.UnmapUnaligned",
+        "WriteSame16.UnmapUnaligned")},
+}
+
 
 def test_allowed_skips_are_real_tests():
     """A typo in ALLOWED_SKIP would widen nothing but hide a rename."""
     names = set(subprocess.run(["iscsi-test-cu", "--list"],
                                capture_output=True, text=True,
                                check=True).stdout.split())
-    missing = sorted(t for t in ALLOWED_SKIP if "ALL." + t not in names)
+    missing = sorted(t for t in list(ALLOWED_SKIP) + list(KNOWN)
+                     if "ALL." + t not in names)
     assert not missing, missing
 
 
@@ -87,16 +111,21 @@ def test_libiscsi_all(tmp_path, record_property):
     for k, v in n.items():
         record_property("libiscsi_" + k, v)
     print("libiscsi ALL on tcmx: %s" % n)
+    changed = sorted("%s: %s, was %s" % (t, results.get(t), r)
+                     for t, (r, _) in KNOWN.items() if results.get(t) != r)
     failed = sorted(t for t, r in results.items()
-                    if r not in ("passed", "skipped", "notrun"))
+                    if r not in ("passed", "skipped", "notrun") and
+                    t not in KNOWN)
     unexpected = sorted(t for t, r in results.items()
                         if r in ("skipped", "notrun") and
-                        t not in ALLOWED_SKIP)
+                        t not in ALLOWED_SKIP and t not in KNOWN)
     msgs = {"%s.%s" % (s, t): r["msg"]
             for s, tests in run["suites"].items()
             for t, r in tests.items()}
     assert not failed, "failed:\n" + "\n".join(
         "%s: %s" % (t, " | ".join(msgs[t].splitlines()[:2])) for t in failed)
+    assert not changed, "a known gap changed (update KNOWN):\n" + \
+        "\n".join(changed)
     assert not unexpected, "skipped, not allowed:\n" + "\n".join(
         "%s: %s" % (t, " | ".join(msgs[t].splitlines()[:1]))
         for t in unexpected)
