@@ -15,16 +15,28 @@
  *   cfs_attr.c   configfs files backed by a field with a rule, for all of
  *                the above; the text of a configfs write
  *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
- *   transport.c  command life cycle: submit, complete, LUN lookup; the
- *                tracepoints (trace.h)
+ *   transport.c  command life cycle: submit, complete, LUN lookup,
+ *                tcmx_defer() and the core's workqueue; the tracepoints
+ *                (trace.h)
  *   cdb.c        the command table's index and its one CDB decoder (rows
  *                checked against usage masks, READ/WRITE set up for the
  *                backend); REPORT SUPPORTED OPERATION CODES and TASK
  *                MANAGEMENT FUNCTIONS, both from the table
  *   reply.c      the one sense builder; parameter data into data-in buffers
+ *   gate.c       the slow checks taken while dev->gate is not 0
+ *   ua.c         unit attentions per I_T nexus and LUN
  *   sbc.c        block commands: their table rows, READ CAPACITY, ...
+ *   lbp.c        thin provisioning: UNMAP, WRITE SAME, GET LBA STATUS,
+ *                FORMAT UNIT, SANITIZE
+ *   sbc_integrity.c  VERIFY, WRITE AND VERIFY, COMPARE AND WRITE, ORWRITE,
+ *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; the exclusion
+ *                of writes to a range COMPARE AND WRITE holds
  *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
- *                REPORT LUNS, REQUEST SENSE, REPORT TARGET PORT GROUPS
+ *                MODE SELECT, REPORT LUNS, REQUEST SENSE, REPORT TARGET
+ *                PORT GROUPS
+ *   spc_misc.c   REPORT TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ and
+ *                WRITE BUFFER
+ *   xcopy.c      EXTENDED COPY (LID1), RECEIVE COPY RESULTS
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
