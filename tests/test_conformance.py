@@ -60,7 +60,7 @@ LBPPB = "skips unless READ CAPACITY(16) reports >1 logical block per " \
     "physical block (LBPPBE); tcmx reports 0, as in-tree"
 KNOWN = {
     "WriteSame10.UnmapUntilEnd": (
-        "FAILED", "sends WRITE SAME(10) UNMAP with a block of 0xff and "
+        "failed", "sends WRITE SAME(10) UNMAP with a block of 0xff and "
         "expects zeroes back; tcmx writes a non-zero block (SBC), as the "
         "issue asks; its WRITE SAME(16) twin zeroes the block first"),
     **{t: ("skipped", PR) for t in (
