@@ -13,12 +13,11 @@ import re
 import struct
 import subprocess
 import threading
-import time
 
 import pytest
 
-from tcmxlib import (MiB, PAGE, disk, kcq, link_lun, meminfo, mk_rd,
-                     mk_target, rd, run, sgdev, sgio, tool, wr)
+from tcmxlib import (MiB, PAGE, disk, kcq, link_lun, mem_free_to_use,
+                     mk_rd, mk_target, rd, run, sgdev, sgio, tool, wr)
 
 pytestmark = pytest.mark.tcmx_only
 
@@ -404,17 +403,17 @@ def test_sanitize(thin, tmp_path):
 def test_blkdiscard_gives_memory_back(thin):
     lun = thin.make(256 * MiB, 1)
     run("sync; echo 3 > /proc/sys/vm/drop_caches")
-    base_pages, base_mem = lun.pages(), meminfo()
+    base_pages, base_mem = lun.pages(), mem_free_to_use()
     assert base_pages == 0
     run("dd if=/dev/zero of=%s bs=1M count=256 oflag=direct status=none"
         % lun.dev)
-    full, full_mem = lun.pages(), meminfo()
+    full, full_mem = lun.pages(), mem_free_to_use()
     assert full == 256 * MiB // PAGE
     assert base_mem - full_mem > 200 * MiB
     run("blkdiscard %s" % lun.dev)
     assert lun.pages() == 0
     run("sync; echo 3 > /proc/sys/vm/drop_caches")
-    back = meminfo()
+    back = mem_free_to_use()
     figure("blkdiscard 256 MiB: MemAvailable %d MiB before the writes, "
            "%d MiB full (%d pages), %d MiB after blkdiscard (%d pages)"
            % (base_mem // MiB, full_mem // MiB, full, back // MiB,
@@ -440,7 +439,7 @@ def test_mkfs_and_fstrim_on_ext4_give_memory_back(thin, tmp_path):
     mnt.mkdir()
     run("mount -o discard %s %s" % (lun.dev, mnt))
     try:
-        base_mem = meminfo()
+        base_mem = mem_free_to_use()
         run("dd if=/dev/urandom of=%s/f bs=1M count=96 conv=fsync "
             "status=none" % mnt)
         assert lun.pages() > after_mkfs + 90 * MiB // PAGE
@@ -450,9 +449,9 @@ def test_mkfs_and_fstrim_on_ext4_give_memory_back(thin, tmp_path):
         left = lun.pages()
         figure("ext4 -o discard: 96 MiB file written, removed, fstrim: "
                "%d rd pages left; MemAvailable %d MiB before, %d MiB after"
-               % (left, base_mem // MiB, meminfo() // MiB))
+               % (left, base_mem // MiB, mem_free_to_use() // MiB))
         assert left < after_mkfs + 4 * MiB // PAGE
-        assert meminfo() > base_mem - 16 * MiB
+        assert mem_free_to_use() > base_mem - 16 * MiB
     finally:
         run("umount %s" % mnt)
 
