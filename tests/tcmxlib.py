@@ -360,8 +360,11 @@ def _sysdev(tpg, n, sub, timeout):
     while True:
         names = glob.glob("/sys/class/scsi_device/%s/device/%s/*" % (h, sub))
         if names:
-            dev = "/dev/" + os.path.basename(names[0])
-            if os.path.exists(dev):
+            name = os.path.basename(names[0])
+            dev = "/dev/" + name
+            # devtmpfs makes the node before /sys/block/<disk> is linked
+            if os.path.exists(dev) and (sub != "block" or os.path.exists(
+                    "/sys/block/%s/size" % name)):
                 return dev
         if time.time() > end:
             raise AssertionError("no %s device for %s after %ds"
