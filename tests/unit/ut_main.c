@@ -420,6 +420,8 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 		return UT_BUSY;
 	case TCMX_DEFERRED:
 		return UT_DEFERRED;
+	case TCMX_CONFLICT:
+		return UT_CONFLICT;
 	case TCMX_CHECK:
 		return ut_decode_sense(file, line);
 	}
