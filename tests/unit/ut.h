@@ -67,6 +67,7 @@ void ut_test_spc_misc(void);
 extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
 void ut_test_integrity(void);
 void ut_test_mode(void);
+void ut_test_pr(void);
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;
