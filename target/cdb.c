@@ -268,7 +268,7 @@ int __init tcmx_cdb_init(void)
 	       tcmx_cdb_add(tcmx_cdb_cmds) ?: tcmx_cdb_add(tcmx_lbp_cmds) ?:
 	       tcmx_cdb_add(tcmx_integrity_cmds) ?:
 	       tcmx_cdb_add(tcmx_xcopy_cmds) ?:
-	       tcmx_cdb_add(tcmx_spc_misc_cmds);
+	       tcmx_cdb_add(tcmx_spc_misc_cmds) ?: tcmx_cdb_add(tcmx_pr_cmds);
 }
 
 /* ---- REPORT SUPPORTED OPERATION CODES (SPC-4 6.35) -------------------- */

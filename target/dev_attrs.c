@@ -211,29 +211,32 @@ static const struct config_item_type tcmx_wwn_type = {
 };
 
 /* ------------------------------------------------------------------ */
-/* <dev>/pr: no persistent reservation state yet                      */
+/* <dev>/pr: the reservation state (pr.c)                             */
 /* ------------------------------------------------------------------ */
 
-#define TCMX_NO_HOLDER	"No SPC-3 reservation holder"
+#define TCMX_PR_ATTR(_name, _what)					\
+static ssize_t tcmx_pr_##_name##_show(struct config_item *item, char *page) \
+{									\
+	return tcmx_pr_show(TCMX_DEV_OF(item, pr_group), _what, page);	\
+}									\
+CONFIGFS_ATTR_RO(tcmx_pr_, _name)
 
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_holder, TCMX_NO_HOLDER)
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_all_tgt_pts, TCMX_NO_HOLDER)
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_holder_tg_port, TCMX_NO_HOLDER)
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_type, TCMX_NO_HOLDER)
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_registered_i_pts,
-		    "SPC-3 PR registrations:\nNone")
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_pr_generation, "0x00000000")
+TCMX_PR_ATTR(res_holder, TCMX_PR_SHOW_HOLDER);
+TCMX_PR_ATTR(res_pr_all_tgt_pts, TCMX_PR_SHOW_ALL_TGT_PTS);
+TCMX_PR_ATTR(res_pr_holder_tg_port, TCMX_PR_SHOW_HOLDER_TG_PORT);
+TCMX_PR_ATTR(res_pr_registered_i_pts, TCMX_PR_SHOW_REGISTERED);
+TCMX_PR_ATTR(res_pr_type, TCMX_PR_SHOW_TYPE);
+TCMX_PR_ATTR(res_type, TCMX_PR_SHOW_RES_TYPE);
 TCMX_CFS_CONST_ATTR(tcmx_pr_, res_aptpl_active, "APTPL Bit Status: Disabled")
 
-static ssize_t tcmx_pr_res_type_show(struct config_item *item, char *page)
+static ssize_t tcmx_pr_res_pr_generation_show(struct config_item *item,
+					      char *page)
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
 
-	return sysfs_emit(page, "%s\n", READ_ONCE(dev->attrib.emulate_pr) ?
-			  "SPC3_PERSISTENT_RESERVATIONS" :
-			  "SPC_RESERVATIONS_DISABLED");
+	return sysfs_emit(page, "0x%08x\n", READ_ONCE(dev->pr_generation));
 }
-CONFIGFS_ATTR_RO(tcmx_pr_, res_type);
+CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_generation);
 
 static ssize_t tcmx_pr_res_aptpl_metadata_show(struct config_item *item,
 					       char *page)
@@ -259,12 +262,12 @@ static ssize_t tcmx_pr_res_aptpl_metadata_store(struct config_item *item,
 CONFIGFS_ATTR(tcmx_pr_, res_aptpl_metadata);
 
 static struct configfs_attribute *tcmx_pr_attrs[] = {
-	&tcmx_pr_res_holder.attr,
-	&tcmx_pr_res_pr_all_tgt_pts.attr,
-	&tcmx_pr_res_pr_generation.attr,
-	&tcmx_pr_res_pr_holder_tg_port.attr,
-	&tcmx_pr_res_pr_registered_i_pts.attr,
-	&tcmx_pr_res_pr_type.attr,
+	&tcmx_pr_attr_res_holder,
+	&tcmx_pr_attr_res_pr_all_tgt_pts,
+	&tcmx_pr_attr_res_pr_generation,
+	&tcmx_pr_attr_res_pr_holder_tg_port,
+	&tcmx_pr_attr_res_pr_registered_i_pts,
+	&tcmx_pr_attr_res_pr_type,
 	&tcmx_pr_attr_res_type,
 	&tcmx_pr_res_aptpl_active.attr,
 	&tcmx_pr_attr_res_aptpl_metadata,
@@ -279,6 +282,7 @@ static const struct config_item_type tcmx_pr_type = {
 void tcmx_dev_attrs_init(struct tcmx_dev *dev)
 {
 	tcmx_dev_set_defaults(dev);
+	tcmx_pr_dev_init(dev);
 	config_group_init_type_name(&dev->attrib_group, "attrib",
 				    &tcmx_attrib_type);
 	configfs_add_default_group(&dev->attrib_group, &dev->group);

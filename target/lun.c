@@ -77,6 +77,7 @@ static void tcmx_lun_unexport(struct tcmx_lun *lun, struct tcmx_dev *dev)
 	tcmx_stats_fold(&dev->stats.retired, lun->stats);
 	list_del_init(&lun->dev_node);
 	tcmx_ua_lun_clear(lun, dev);
+	tcmx_pr_lun_gone(lun, dev);
 	dev->export_count--;
 	ida_free(&dev->rtpi_ida, lun->rtpi);
 	lun->rtpi = 0;

@@ -24,6 +24,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/scatterlist.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -47,6 +48,7 @@ enum tcmx_status {
 	TCMX_CHECK,		/* CHECK CONDITION, cmd->sense filled in */
 	TCMX_BUSY,		/* SAM BUSY, no sense data */
 	TCMX_DEFERRED,		/* tcmx_complete_cmd() comes later */
+	TCMX_CONFLICT,		/* SAM RESERVATION CONFLICT, no sense data */
 };
 
 /* Sense codes, one row each of key/ASC/ASCQ in reply.c. */
@@ -285,6 +287,23 @@ struct tcmx_dev {
 	u8				mode_rcd;
 	u8				mode_qerr;
 	unsigned int			ua_luns;
+	/*
+	 * Reservations (pr.c).  pr_mutex serialises the PERSISTENT RESERVE
+	 * and RESERVE/RELEASE commands and the unlinking of a LUN; pr_lock
+	 * (taken inside it, and by the gate) guards the state: pr_regs, one
+	 * struct tcmx_pr_reg per registered I_T nexus (LUN); pr_holder, the
+	 * registration holding the persistent reservation (any one of them
+	 * for the all-registrants types), of pr_type; pr_generation; and
+	 * spc2_holder, the LUN an SPC-2 RESERVE reserved the device to.
+	 * TCMX_GATE_PR is set while pr_holder or spc2_holder is.
+	 */
+	struct mutex			pr_mutex;
+	spinlock_t			pr_lock;
+	struct list_head		pr_regs;
+	struct tcmx_pr_reg		*pr_holder;
+	struct tcmx_lun			*spc2_holder;
+	u32				pr_generation;
+	u8				pr_type;
 };
 
 /* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */
@@ -305,6 +324,11 @@ struct tcmx_tpg {
 	struct tcmx_wwn			*wwn;
 	const struct tcmx_fabric_ops	*ops;	/* == wwn's fabric ops */
 	u16				tag;
+	/*
+	 * fabric: the initiator port name of the TPG's I_T nexus ("" while
+	 * it has none); stable while a LUN of the TPG is linked
+	 */
+	const char			*nexus_name;
 	struct xarray			luns;	/* index -> tcmx_lun, RCU */
 	/* the first LUNs again, one load away for the fast path */
 	struct tcmx_lun __rcu		*lun_map[TCMX_LUN_MAP];

@@ -196,6 +196,7 @@ extern struct tcmx_cmd_desc tcmx_lbp_cmds[];		/* lbp.c */
 extern struct tcmx_cmd_desc tcmx_integrity_cmds[];	/* sbc_integrity.c */
 extern struct tcmx_cmd_desc tcmx_xcopy_cmds[];		/* xcopy.c */
 extern struct tcmx_cmd_desc tcmx_spc_misc_cmds[];	/* spc_misc.c */
+extern struct tcmx_cmd_desc tcmx_pr_cmds[];		/* pr.c */
 
 int tcmx_cdb_init(void);
 enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd);
@@ -264,6 +265,28 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
 	return min_t(u32, TCMX_ATOMIC_MAX_BYTES >> dev->block_shift,
 		     dev->attrib.hw_max_sectors);
 }
+
+/*
+ * pr.c: persistent reservations and SPC-2 RESERVE/RELEASE.  The gate's
+ * check while TCMX_GATE_PR is set (any context: TCMX_GOOD or
+ * TCMX_CONFLICT); a new device's state (before it is visible); a LUN
+ * leaving dev->luns drops its registration and reservations (dev->lock
+ * held, the LUN drained); the state as the pr/ files show it.
+ */
+enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
+			       const struct tcmx_cmd_desc *d);
+void tcmx_pr_dev_init(struct tcmx_dev *dev);
+void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev);
+enum tcmx_pr_show {
+	TCMX_PR_SHOW_HOLDER,		/* res_holder */
+	TCMX_PR_SHOW_ALL_TGT_PTS,	/* res_pr_all_tgt_pts */
+	TCMX_PR_SHOW_HOLDER_TG_PORT,	/* res_pr_holder_tg_port */
+	TCMX_PR_SHOW_REGISTERED,	/* res_pr_registered_i_pts */
+	TCMX_PR_SHOW_TYPE,		/* res_pr_type */
+	TCMX_PR_SHOW_RES_TYPE,		/* res_type */
+};
+ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
+		     char *page);
 
 /* transport.c: the core's workqueue for tcmx_defer() */
 int tcmx_transport_init(void);

@@ -35,7 +35,7 @@ static void tcmx_account(struct tcmx_cmd *cmd)
 }
 
 /*
- * BUSY, or a backend that completes a command as still deferred.  Neither
+ * BUSY, RESERVATION CONFLICT, or a backend that completes a command as still deferred.  Neither
  * reports data moved: the whole buffer is the residual.
  */
 static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
@@ -43,6 +43,10 @@ static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
 	cmd->xfer_len = 0;
 	if (status == TCMX_BUSY) {
 		cmd->status = SAM_STAT_BUSY;
+		return;
+	}
+	if (status == TCMX_CONFLICT) {
+		cmd->status = SAM_STAT_RESERVATION_CONFLICT;
 		return;
 	}
 	WARN_ON_ONCE(1);

@@ -38,6 +38,7 @@ enum tcmx_status ut_stub_sync(struct tcmx_cmd *cmd);
 #define UT_GOOD		(-1)
 #define UT_BUSY		(-2)
 #define UT_DEFERRED	(-3)
+#define UT_CONFLICT	(-5)	/* RESERVATION CONFLICT */
 #define UT_BAD_SENSE	(-4)	/* malformed, or a code no row names */
 
 void ut_fixture_reset(void);
@@ -66,6 +67,7 @@ void ut_test_spc_misc(void);
 extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
 void ut_test_integrity(void);
 void ut_test_mode(void);
+void ut_test_pr(void);
 
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;

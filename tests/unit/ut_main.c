@@ -211,6 +211,7 @@ void ut_fixture_reset(void)
 	unsigned int i;
 
 	memset(&ut_dev, 0, sizeof(ut_dev));
+	tcmx_pr_dev_init(&ut_dev);
 	ut_dev.group.cg_item.ci_name = "r0";
 	ut_dev.ops = &ut_ops;
 	ut_dev.execute_rw = ut_stub_rw;
@@ -305,6 +306,7 @@ static const struct {
 	{ TCMX_SENSE_INVALID_CDB_FIELD,	  0x05, 0x24, 0x00 },
 	{ TCMX_SENSE_LUN_NOT_SUPPORTED,	  0x05, 0x25, 0x00 },
 	{ TCMX_SENSE_INVALID_PARAM_FIELD, 0x05, 0x26, 0x00 },
+	{ TCMX_SENSE_INVALID_RELEASE,	  0x05, 0x26, 0x04 },
 	{ TCMX_SENSE_SAVING_NOT_SUPPORTED, 0x05, 0x39, 0x00 },
 	{ TCMX_SENSE_SPACE_ALLOC_FAILED,  0x07, 0x27, 0x07 },
 	{ TCMX_SENSE_INTERNAL_ERROR,	  0x04, 0x44, 0x00 },
@@ -322,6 +324,9 @@ static const struct {
 	{ TCMX_SENSE_UA_POWER_ON,	  0x06, 0x29, 0x00 },
 	{ TCMX_SENSE_UA_BUS_RESET,	  0x06, 0x29, 0x02 },
 	{ TCMX_SENSE_UA_MODE_CHANGED,	  0x06, 0x2a, 0x01 },
+	{ TCMX_SENSE_UA_RES_PREEMPTED,	  0x06, 0x2a, 0x03 },
+	{ TCMX_SENSE_UA_RES_RELEASED,	  0x06, 0x2a, 0x04 },
+	{ TCMX_SENSE_UA_REG_PREEMPTED,	  0x06, 0x2a, 0x05 },
 	{ TCMX_SENSE_UA_LUNS_CHANGED,	  0x06, 0x3f, 0x0e },
 	{ TCMX_SENSE_INVALID_IU_FIELD,	  0x05, 0x0e, 0x03 },
 };
@@ -420,6 +425,8 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 		return UT_BUSY;
 	case TCMX_DEFERRED:
 		return UT_DEFERRED;
+	case TCMX_CONFLICT:
+		return UT_CONFLICT;
 	case TCMX_CHECK:
 		return ut_decode_sense(file, line);
 	}
@@ -522,6 +529,8 @@ int main(void)
 	ut_test_spc_misc();
 	ut_fixture_reset();
 	ut_test_mode();
+	ut_fixture_reset();
+	ut_test_pr();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;

@@ -139,6 +139,9 @@ static inline u64 div_u64(u64 n, u32 d) { return n / d; }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
 #define spin_lock_irqsave(l, f)	((void)(l), (f) = 0)
 #define spin_unlock_irqrestore(l, f)	((void)(l), (void)(f))
+#define spin_lock_irq(l)	((void)(l))
+#define spin_unlock_irq(l)	((void)(l))
+#define spin_lock_init(l)	((void)(l))
 
 /* opaque kernel objects that tcmx.h embeds */
 struct module;
@@ -147,6 +150,43 @@ struct list_head { struct list_head *next, *prev; };
 	for (pos = container_of((head)->next, typeof(*pos), member);	\
 	     &pos->member != (head);					\
 	     pos = container_of(pos->member.next, typeof(*pos), member))
+#define list_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = container_of((head)->next, typeof(*pos), member),	\
+	     n = container_of(pos->member.next, typeof(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = n, n = container_of(n->member.next, typeof(*n), member))
+#define list_first_entry(head, type, member)				\
+	container_of((head)->next, type, member)
+#define LIST_HEAD(name)	struct list_head name = { &(name), &(name) }
+static inline void INIT_LIST_HEAD(struct list_head *h) { h->next = h->prev = h; }
+static inline bool list_empty(const struct list_head *h) { return h->next == h; }
+static inline void list_add_tail(struct list_head *e, struct list_head *h)
+{
+	e->prev = h->prev;
+	e->next = h;
+	h->prev->next = e;
+	h->prev = e;
+}
+static inline void list_del(struct list_head *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+static inline void list_move_tail(struct list_head *e, struct list_head *h)
+{
+	list_del(e);
+	list_add_tail(e, h);
+}
+static inline void list_splice_init(struct list_head *l, struct list_head *h)
+{
+	if (list_empty(l))
+		return;
+	l->next->prev = h;
+	l->prev->next = h->next;
+	h->next->prev = l->prev;
+	h->next = l->next;
+	INIT_LIST_HEAD(l);
+}
 /* bit operations on an unsigned long, non-atomic in one thread */
 static inline void set_bit(unsigned int nr, unsigned long *p) { *p |= 1UL << nr; }
 static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL << nr); }
