@@ -123,7 +123,6 @@ static inline void spin_lock(spinlock_t *l) { (void)l; }
 static inline void spin_unlock(spinlock_t *l) { (void)l; }
 #define rcu_dereference(p)	(p)
 #define DEFINE_MUTEX(m)		struct mutex m
-#define DEFINE_SPINLOCK(l)	spinlock_t l
 #define smp_load_acquire(p)	(*(p))
 #define cmpxchg_release(p, o, n) \
 	({ typeof(*(p)) _o = *(p); if (_o == (o)) *(p) = (n); _o; })
