@@ -262,6 +262,7 @@ static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
 		rcu_read_unlock();
 		new = rd_new_page(rd, idx, n, gfp, &slot);
 		rcu_read_lock();
+		tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
 	} else {
 		new = rd_new_page(rd, idx, n, gfp, &slot);
 	}
@@ -367,6 +368,7 @@ static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 			rcu_read_unlock();
 			cond_resched();
 			rcu_read_lock();
+			tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
 		}
 	}
 	return TCMX_GOOD;
@@ -377,8 +379,13 @@ static void rd_rw_work(struct work_struct *work)
 	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
 	enum tcmx_status status;
 
-	/* published pages are freed only after a grace period: see rd_unmap() */
+	/*
+	 * Published pages are freed only after a grace period: see
+	 * rd_unmap().  This write passed the core's gate before it was
+	 * queued: a COMPARE AND WRITE may have taken its blocks since.
+	 */
 	rcu_read_lock();
+	tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
 	status = rd_write(cmd->dev->priv, cmd, true);
 	rcu_read_unlock();
 	/* nothing of the device may be touched once the command completes */
@@ -819,6 +826,7 @@ static const struct tcmx_backend_ops rd_ops = {
 	.product	= "RAMDISK-MCP",
 	.hw_queue_depth	= RD_QUEUE_DEPTH,
 	.hw_max_sectors	= RD_MAX_SECTORS,
+	.phys_block_size = PAGE_SIZE,
 	.alloc_dev	= rd_alloc_dev,
 	.free_dev	= rd_free_dev,
 	.set_params	= rd_set_params,

@@ -51,16 +51,20 @@ static enum tcmx_status sbc_read_capacity_10(struct tcmx_cmd *cmd)
 
 /*
  * LBPME while thin provisioned, LBPRZ when deallocated blocks read as
- * zeroes (unmap_zeroes_data); PROT_EN and both exponents stay 0.
+ * zeroes (unmap_zeroes_data); PROT_EN stays 0.  LOGICAL BLOCKS PER PHYSICAL
+ * BLOCK EXPONENT says how many blocks the backend stores as one unit.
  */
 static enum tcmx_status sbc_read_capacity_16(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	u32 alloc_len = get_unaligned_be32(&cmd->cdb[10]);
+	u32 phys = dev->ops->phys_block_size;
 	u8 buf[SBC_RC16_LEN] = {};
 
 	put_unaligned_be64(sbc_last_lba(dev), &buf[0]);
 	put_unaligned_be32(dev->block_size, &buf[8]);
+	if (phys > dev->block_size)
+		buf[13] = ilog2(phys) - dev->block_shift;	/* LBPPBE */
 	if (tcmx_dev_thin(dev)) {
 		buf[14] = 0x80;					/* LBPME */
 		if (dev->attrib.unmap_zeroes_data)

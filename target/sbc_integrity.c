@@ -17,7 +17,9 @@
  * inside their fabric's RCU read-side section: once the grace period is
  * over, each one either has finished or sees the bit and the range, and
  * tcmx_excl_check() defers one that overlaps to integ_excl_write_fn(),
- * which takes the mutex and so runs after the holder is done.
+ * which takes the mutex and so runs after the holder is done.  A backend
+ * whose worker writes outside that section (rd's deferred writes) calls
+ * tcmx_excl_resume() each time it enters a section again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,6 +93,30 @@ static void integ_excl_end(struct tcmx_dev *dev)
 	clear_bit(TCMX_GATE_EXCL, &dev->gate);
 	tcmx_excl_unlock(dev);
 }
+
+static bool integ_excl_overlaps(struct tcmx_dev *dev, u64 lba, u64 nr)
+{
+	u64 held = READ_ONCE(dev->excl_lba);
+
+	return lba < held + READ_ONCE(dev->excl_nr) && held < lba + nr;
+}
+
+/*
+ * A section that began before integ_excl_begin()'s grace period ended is
+ * waited for; one that begins after it sees the bit and the range.
+ */
+void tcmx_excl_resume(struct tcmx_dev *dev, u64 lba, u64 nr)
+	__must_hold(RCU)
+{
+	while (unlikely(test_bit(TCMX_GATE_EXCL, &dev->gate)) &&
+	       integ_excl_overlaps(dev, lba, nr)) {
+		rcu_read_unlock();
+		tcmx_excl_lock(dev, lba, nr);
+		tcmx_excl_unlock(dev);
+		rcu_read_lock();
+	}
+}
+EXPORT_SYMBOL_GPL(tcmx_excl_resume);
 
 /* ---- the medium through bounce buffers ---------------------------------- */
 
@@ -390,13 +416,10 @@ enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
 				 const struct tcmx_cmd_desc *d)
 {
 	struct tcmx_dev *dev = cmd->dev;
-	u64 lba, nr;
 
 	if (!(d->flags & TCMX_CMD_RW) || !integ_rw_runs(cmd, d))
 		return TCMX_GOOD;
-	lba = READ_ONCE(dev->excl_lba);
-	nr = READ_ONCE(dev->excl_nr);
-	if (cmd->lba >= lba + nr || lba >= cmd->lba + cmd->nr_blocks)
+	if (!integ_excl_overlaps(dev, cmd->lba, cmd->nr_blocks))
 		return TCMX_GOOD;
 	cmd->desc = d;
 	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;

@@ -368,6 +368,8 @@ struct tcmx_backend_ops {
 	const char	*product;	/* default INQUIRY product id */
 	u32		hw_queue_depth;
 	u32		hw_max_sectors;
+	/* bytes stored as one unit (rd: a page); 0: the logical block */
+	u32		phys_block_size;
 
 	/* slow path, process context, device mutex held */
 	int	(*alloc_dev)(struct tcmx_dev *dev);	/* sets dev->priv */
@@ -468,6 +470,18 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
  * Returns TCMX_DEFERRED, which the caller returns as it is.
  */
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn);
+
+/*
+ * sbc_integrity.c, for a backend's worker that leaves its RCU read-side
+ * section part way through a write (to sleep): called each time it enters
+ * one again, before it touches the medium.  While a COMPARE AND WRITE,
+ * ORWRITE or WRITE ATOMIC holds a range overlapping [@lba, @lba + @nr), it
+ * leaves the section, waits for the holder and enters it again.  Without
+ * that, a write that passed the gate before the range was taken could land
+ * between such a command's read and its write.
+ */
+void tcmx_excl_resume(struct tcmx_dev *dev, u64 lba, u64 nr)
+	__must_hold(RCU);
 
 /*
  * ua.c, for a fabric's task management: a reset of LUN @lun_id of @tpg

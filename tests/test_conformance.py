@@ -55,24 +55,11 @@ ALLOWED_SKIP = {
 # Open gaps, each with its exact result today: the test fails when one of
 # them changes (fixed, or worse), so that this list only ever shrinks.
 # They are what keeps the command-set issue open (see CONFORMANCE.md).
-PR = "PERSISTENT RESERVE IN/OUT not implemented yet (the reservations issue)"
-LBPPB = "skips unless READ CAPACITY(16) reports >1 logical block per " \
-    "physical block (LBPPBE); tcmx reports 0, as in-tree"
 KNOWN = {
     "WriteSame10.UnmapUntilEnd": (
         "failed", "sends WRITE SAME(10) UNMAP with a block of 0xff and "
         "expects zeroes back; tcmx writes a non-zero block (SBC), as the "
         "issue asks; its WRITE SAME(16) twin zeroes the block first"),
-    **{t: ("skipped", PR) for t in (
-        "PrinReadKeys.Simple", "PrinReadKeys.Truncate",
-        "PrinReportCapabilities.Simple", "PrinServiceactionRange.Range",
-        "ProutClear.Simple", "ProutRegister.Simple", "ProutReserve.Simple")},
-    "Reserve6.Simple": ("skipped", "RESERVE(6) not implemented yet (the "
-                        "reservations issue)"),
-    **{t: ("skipped", LBPPB) for t in (
-        "CompareAndWrite.InvalidDataOutSize", "WriteSame10.InvalidDataOutSize",
-        "WriteSame16.InvalidDataOutSize", "WriteSame10.UnmapUnaligned",
-        "WriteSame16.UnmapUnaligned")},
 }
 
 

@@ -165,6 +165,9 @@ def test_capacity_and_vpd_report_thin_provisioning(thin):
     assert b1[7] == 0x50               # WABEREQ, WACEREQ 01b
     out = tool("sg_readcap", "-l", thin.sg)
     assert "lbpme=1, lbprz=1" in out, out
+    # rd stores a page as one unit: 8 blocks of 512 per physical block
+    assert "Logical blocks per physical block exponent=3" in out, out
+    assert rd(thin.sysblk + "/queue/physical_block_size").strip() == "4096"
     out = tool("sg_vpd", "-p", "lbpv", thin.sg)
     for line in ("(LBPU): 1", "(LBPWS): 1", "(LBPWS10): 1", "(LBPRZ): 1",
                  "thin provisioned"):

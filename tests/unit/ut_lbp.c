@@ -69,6 +69,7 @@ static void setup(void)
 	ut_ops.write_blocks = lbp_write;
 	ut_ops.unmap = lbp_unmap;
 	ut_ops.lba_status = lbp_status;
+	ut_ops.phys_block_size = 4096;
 	ut_dev.nr_blocks = NB;
 	ut_dev.attrib.emulate_tpu = 1;
 	ut_dev.attrib.emulate_tpws = 1;
@@ -86,9 +87,9 @@ static void setup(void)
 
 static void lbp_reports(void)
 {
-	/* READ CAPACITY(16): LBPME | LBPRZ */
+	/* READ CAPACITY(16): 8 blocks per 4 KiB physical block, LBPME | LBPRZ */
 	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32), 32, IN, 0), UT_GOOD);
-	CHECK_BYTES(8, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0xc0, 0x00);
+	CHECK_BYTES(8, 0x00, 0x00, 0x02, 0x00, 0x00, 0x03, 0xc0, 0x00);
 	/* B2: LBPU, LBPWS, LBPWS10, LBPRZ 001b; thin */
 	EXPECT(RUN(C(0x12, 1, 0xb2, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(0, 0x00, 0xb2, 0x00, 0x04, 0x00, 0xe4, 0x02, 0x00, UT_FILL);
@@ -371,5 +372,6 @@ void ut_test_lbp(void)
 	ut_ops.write_blocks = NULL;
 	ut_ops.unmap = NULL;
 	ut_ops.lba_status = NULL;
+	ut_ops.phys_block_size = 0;
 	ut_fixture_reset();
 }

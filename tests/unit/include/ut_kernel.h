@@ -40,6 +40,7 @@ typedef unsigned int gfp_t;
 #define __rcu
 #define __user
 #define __must_check
+#define __must_hold(x)
 #define __always_unused		__attribute__((unused))
 #define __maybe_unused		__attribute__((unused))
 #define EXPORT_SYMBOL_GPL(sym)
@@ -134,6 +135,7 @@ extern u64 ut_real_ns;
 #define time_before(a, b)	((long)((a) - (b)) < 0)
 static inline u64 ktime_get_real_ns(void) { return ut_real_ns; }
 static inline u64 div_u64(u64 n, u32 d) { return n / d; }
+#define ilog2(n)		(63 - __builtin_clzll((unsigned long long)(n)))
 #define lockdep_assert_held(l)	((void)(l))
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
 #define spin_lock_irqsave(l, f)	((void)(l), (f) = 0)
