@@ -210,6 +210,7 @@ void ut_fixture_reset(void)
 	memset(ut_luns, 0, sizeof(ut_luns));
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
 		ut_luns[i].dev = &ut_dev;
+		ut_luns[i].tpg = &ut_tpg;
 		ut_luns[i].tg_pt_gp = &ut_dev.default_tg_pt_gp;
 		ut_luns[i].rtpi = i + 1;
 	}
