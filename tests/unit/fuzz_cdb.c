@@ -41,6 +41,7 @@
 #define FZ_HUGE		(1ULL << 22)	/* beyond: no whole-medium fills */
 #define FZ_WRITE_ATOMIC_16	0x9c		/* not in scsi_proto.h */
 #define FZ_SANITIZE	0x48
+#define FZ_ORWRITE_16	0x8b
 
 /* ---- the medium: FZ_WIN blocks at each end, the rest reads as zeroes ---- */
 
@@ -485,6 +486,97 @@ static void fz_write_range(const struct tcmx_cmd_desc *d, const u8 *cdb)
 	}
 }
 
+/* the kept copy of block @lba in @disk (the medium or its shadow), or NULL */
+static const u8 *fz_kept(u8 (*disk)[FZ_WIN * FZ_MAX_BS], u64 lba)
+{
+	u32 idx;
+	int win;
+
+	return fz_where(lba, &win, &idx) ?
+	       &disk[win][idx * ut_dev.block_size] : NULL;
+}
+
+/*
+ * What a command that returned GOOD must have done: the capacity READ
+ * CAPACITY reports, the blocks the write-type commands leave (the shadow
+ * still holds the medium as it was before the command).
+ */
+static void fz_check_good(struct tcmx_cmd *cmd, const u8 *buf)
+{
+	const u8 *cdb = cmd->cdb;
+	u32 bs = ut_dev.block_size;
+	static const u8 zero[FZ_MAX_BS];
+	u64 cap = ut_dev.nr_blocks, lba;
+	const u8 *p, *want;
+	u8 orred[FZ_MAX_BS];
+	u32 nr, i;
+
+	switch (cdb[0]) {
+	case READ_CAPACITY:
+		if (cmd->xfer_len < 8)
+			return;
+		FZ_ASSERT(get_unaligned_be32(buf) == min_t(u64, cap - 1,
+							   U32_MAX));
+		FZ_ASSERT(get_unaligned_be32(buf + 4) == bs);
+		return;
+	case SERVICE_ACTION_IN_16:
+		if ((cdb[1] & 0x1f) != SAI_READ_CAPACITY_16 ||
+		    cmd->xfer_len < 12)
+			return;
+		FZ_ASSERT(get_unaligned_be64(buf) == cap - 1);
+		FZ_ASSERT(get_unaligned_be32(buf + 8) == bs);
+		return;
+	case WRITE_SAME:
+	case WRITE_SAME_16:
+		want = cdb[0] == WRITE_SAME_16 && cdb[1] & 0x01 ? zero : buf;
+		for (lba = fz.lba; lba < fz.end; lba++) {
+			if (lba >= FZ_WIN && lba < fz_high) {
+				lba = fz_high - 1;
+				continue;
+			}
+			p = fz_kept(fz_disk, lba);
+			FZ_ASSERT(!p || !memcmp(p, want, bs));
+		}
+		return;
+	case COMPARE_AND_WRITE:
+		nr = cdb[13];
+		for (i = 0; i < nr; i++) {
+			p = fz_kept(fz_disk, fz.lba + i);
+			FZ_ASSERT(!p || !memcmp(p, buf + (size_t)(nr + i) * bs,
+						bs));
+		}
+		return;
+	case WRITE_6:
+	case WRITE_10:
+	case WRITE_12:
+	case WRITE_16:
+	case WRITE_VERIFY:
+	case WRITE_VERIFY_12:
+	case WRITE_VERIFY_16:
+		for (i = 0; i < fz.end - fz.lba; i++) {
+			p = fz_kept(fz_disk, fz.lba + i);
+			FZ_ASSERT(!p || !memcmp(p, buf + (size_t)i * bs, bs));
+		}
+		return;
+	case FZ_ORWRITE_16:
+		for (i = 0; i < fz.end - fz.lba; i++) {
+			p = fz_kept(fz_disk, fz.lba + i);
+			want = fz_kept(fz_shadow, fz.lba + i);
+			if (!p)
+				continue;
+			memcpy(orred, want, bs);
+			for (nr = 0; nr < bs; nr++)
+				orred[nr] |= buf[(size_t)i * bs + nr];
+			FZ_ASSERT(!memcmp(p, orred, bs));
+		}
+		return;
+	case FORMAT_UNIT:
+		for (lba = 0; lba < min_t(u64, cap, FZ_WIN); lba++)
+			FZ_ASSERT(!memcmp(fz_kept(fz_disk, lba), zero, bs));
+		return;
+	}
+}
+
 /* the shadow copy: the medium changed only where the command may write */
 static void fz_check_medium(void)
 {
@@ -685,6 +777,8 @@ static void fz_one(struct fz_in *in)
 	if (dir == DMA_FROM_DEVICE && cmd.xfer_len < data_len &&
 	    memchr_inv(buf + cmd.xfer_len, UT_FILL, data_len - cmd.xfer_len))
 		fz_fail("data-in written beyond xfer_len");
+	if (s == TCMX_GOOD && fz.desc == cmd.desc)
+		fz_check_good(&cmd, buf);
 	fz_check_medium();
 	FZ_ASSERT(!fz.pins);
 	FZ_ASSERT(!test_bit(TCMX_GATE_EXCL, &ut_dev.gate));
