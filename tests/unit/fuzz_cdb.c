@@ -755,6 +755,13 @@ static void fz_one(struct fz_in *in)
 			s, cmd.status, cmd.xfer_len, sense[0], sense[1],
 			sense[2], sense[3], sense[12], sense[13]);
 
+	if (fz.trace && dir == DMA_FROM_DEVICE) {
+		fprintf(stderr, "  data-in");
+		for (i = 0; i < min(cmd.xfer_len, 64U); i++)
+			fprintf(stderr, " %02x", buf[i]);
+		fprintf(stderr, "\n");
+	}
+
 	/* the oracles */
 	FZ_ASSERT(s == TCMX_GOOD || s == TCMX_CHECK || s == TCMX_BUSY ||
 		  s == TCMX_CONFLICT);

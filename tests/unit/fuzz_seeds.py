@@ -38,6 +38,16 @@ def main(out_dir):
     pr_res = be(8, 0x1234) + bytes(16)
     # MODE SELECT(10): control page with SWP, D_SENSE
     ctl = bytes(8) + bytes([0x0a, 0x0a, 0x06, 0x10, 0x08, 0x40]) + bytes(6)
+    # EXTENDED COPY: 2 CSCDs naming the fixture's device (its NAA, VPD
+    # page 83h), one block to block segment of 4 blocks from LBA 8 to 40,
+    # list identifier 5 held for COPY STATUS
+    naa = bytes.fromhex('60014053a5b071204c14f5e9e4b01234')
+    cscd = (bytes([0xe4, 0, 0, 0, 0x01, 0x03, 0, 16]) + naa + bytes(5) +
+            be(3, 512))
+    seg = (bytes([0x02, 0]) + be(2, 0x18) + be(2, 0) + be(2, 1) + bytes(2) +
+           be(2, 4) + be(8, 8) + be(8, 40))
+    xlist = (bytes([5, 0]) + be(2, 64) + bytes(4) + be(4, 28) + bytes(4) +
+             cscd * 2 + seg)
     seeds = {
         'tur': seq(cmd([0x00, 0, 0, 0, 0, 0], 0)),
         'inquiry': seq(cmd([0x12, 0, 0, 0, 96, 0], 96),
@@ -76,6 +86,10 @@ def main(out_dir):
         'format': seq(cmd([0x04, 0, 0, 0, 0, 0], 0),
                       cmd([0x48, 0x02, 0, 0, 0, 0, 0, 0, 0, 0], 0),
                       cmd([0x84, 0x03] + [0] * 8 + list(be(4, 512)) + [0, 0], 512)),
+        'xcopy': seq(cmd([0x83] + [0] * 9 + list(be(4, len(xlist))) + [0, 0],
+                         len(xlist), xlist),
+                     cmd([0x84, 0x00, 5] + [0] * 10 + [12, 0, 0], 12),
+                     cmd([0x28, 0, 0, 0, 0, 40, 0, 0, 4, 0], 2048)),
         'huge_capacity': seq(cmd([0x25] + [0] * 9, 8),
                              cmd([0x88, 0] + list(be(8, 0xffffffff)) + list(be(4, 1)) + [0, 0], 512),
                              cmd([0x41, 0, 0xff, 0xff, 0xff, 0xfe, 0, 0, 1, 0], 512, blk),
