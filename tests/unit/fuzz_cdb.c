@@ -410,9 +410,15 @@ static void fz_setup(struct fz_in *in)
 
 	fz_high = cap <= FZ_WIN ? cap : max_t(u64, FZ_WIN, cap - FZ_WIN);
 	fz_win_bytes = FZ_WIN * dev->block_size;
+	/* each block 0xa5 but for its LBA in its first 8 bytes */
 	for (i = 0; i < 2; i++) {
+		u32 b;
+
 		memset(fz_disk[i], 0xa5, fz_win_bytes);
-		memset(fz_shadow[i], 0xa5, fz_win_bytes);
+		for (b = 0; b < FZ_WIN; b++)
+			put_unaligned_be64((i ? fz_high : 0) + b,
+					   &fz_disk[i][b * dev->block_size]);
+		memcpy(fz_shadow[i], fz_disk[i], fz_win_bytes);
 	}
 	memset(fz_mapped, 1, sizeof(fz_mapped));
 }
@@ -568,6 +574,26 @@ static void fz_check_good(struct tcmx_cmd *cmd, const u8 *buf)
 			for (nr = 0; nr < bs; nr++)
 				orred[nr] |= buf[(size_t)i * bs + nr];
 			FZ_ASSERT(!memcmp(p, orred, bs));
+		}
+		return;
+	case EXTENDED_COPY:
+		/* one segment: its blocks as they were at the source */
+		if (cmd->data_len < 16)
+			return;
+		nr = get_unaligned_be16(&buf[2]);		/* CDLL */
+		if (get_unaligned_be32(&buf[8]) != 28 ||
+		    cmd->data_len < 16 + nr + 28)
+			return;
+		p = &buf[16 + nr];
+		nr = get_unaligned_be16(&p[10]);
+		lba = get_unaligned_be64(&p[12]);
+		cap = get_unaligned_be64(&p[20]);		/* destination */
+		if (lba < cap + nr && cap < lba + nr)
+			return;					/* overlap */
+		for (i = 0; i < nr; i++) {
+			want = fz_kept(fz_shadow, lba + i);
+			p = fz_kept(fz_disk, cap + i);
+			FZ_ASSERT(!p || !memcmp(p, want ?: zero, bs));
 		}
 		return;
 	case FORMAT_UNIT:
