@@ -526,6 +526,17 @@ static void fz_check_good(struct tcmx_cmd *cmd, const u8 *buf)
 		FZ_ASSERT(get_unaligned_be32(buf + 4) == bs);
 		return;
 	case SERVICE_ACTION_IN_16:
+		if ((cdb[1] & 0x1f) == SAI_GET_LBA_STATUS) {
+			/* contiguous descriptors from the LBA, within capacity */
+			lba = get_unaligned_be64(&cdb[2]);
+			for (i = 8; i + 16 <= cmd->xfer_len; i += 16) {
+				nr = get_unaligned_be32(&buf[i + 8]);
+				FZ_ASSERT(get_unaligned_be64(&buf[i]) == lba);
+				FZ_ASSERT(nr && nr <= cap - lba);
+				lba += nr;
+			}
+			return;
+		}
 		if ((cdb[1] & 0x1f) != SAI_READ_CAPACITY_16 ||
 		    cmd->xfer_len < 12)
 			return;
