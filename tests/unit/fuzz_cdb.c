@@ -607,6 +607,21 @@ static void fz_check_good(struct tcmx_cmd *cmd, const u8 *buf)
 			FZ_ASSERT(!p || !memcmp(p, want ?: zero, bs));
 		}
 		return;
+	case FZ_SANITIZE:
+		want = zero;
+		if ((cdb[1] & 0x1f) == 0x01) {		/* OVERWRITE */
+			nr = get_unaligned_be16(&buf[2]);	/* pattern */
+			if (buf[0] & 0x80)			/* INVERT */
+				return;
+			for (i = 0; i < bs; i++)
+				orred[i] = buf[4 + i % nr];
+			want = orred;
+		} else if ((cdb[1] & 0x1f) == 0x1f) {	/* EXIT FAILURE MODE */
+			return;
+		}
+		for (lba = 0; lba < min_t(u64, cap, FZ_WIN); lba++)
+			FZ_ASSERT(!memcmp(fz_kept(fz_disk, lba), want, bs));
+		return;
 	case FORMAT_UNIT:
 		for (lba = 0; lba < min_t(u64, cap, FZ_WIN); lba++)
 			FZ_ASSERT(!memcmp(fz_kept(fz_disk, lba), zero, bs));

@@ -27,6 +27,11 @@ def seq(*cmds, setup=THIN):
             b''.join(cmds))
 
 
+def pro(sa, typ=0):
+    """PERSISTENT RESERVE OUT with a 24-byte parameter list."""
+    return [0x5f, sa, typ, 0, 0, 0, 0, 0, 24, 0]
+
+
 def be(n, v):
     return v.to_bytes(n, 'big')
 
@@ -90,6 +95,30 @@ def main(out_dir):
                          len(xlist), xlist),
                      cmd([0x84, 0x00, 5] + [0] * 10 + [12, 0, 0], 12),
                      cmd([0x28, 0, 0, 0, 0, 40, 0, 0, 4, 0], 2048)),
+        'mode6': seq(cmd([0x15, 0x10, 0, 0, 16, 0], 16, bytes(4) +
+                         bytes([0x0a, 0x0a, 0x02, 0x10, 0x00, 0x40]) + bytes(6)),
+                     cmd([0x1a, 0x08, 0x0a, 0, 255, 0], 255)),
+        'pr_preempt': seq(cmd(pro(0), 24, pr_reg),
+                          cmd(pro(0), 24, bytes(8) + be(8, 0x5678) + bytes(8),
+                              lun_sel=3),
+                          cmd(pro(1, 1), 24, pr_res),
+                          cmd(pro(4, 1), 24, be(8, 0x5678) + be(8, 0x1234) +
+                              bytes(8), lun_sel=3)),
+        'pr_release': seq(cmd(pro(0), 24, pr_reg),
+                          cmd(pro(1, 3), 24, pr_res),
+                          cmd(pro(2, 3), 24, pr_res),
+                          cmd(pro(3), 24, pr_res)),
+        'spc2': seq(cmd([0x16, 0, 0, 0, 0, 0], 0),
+                    cmd([0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0], 512, lun_sel=3),
+                    cmd([0x17, 0, 0, 0, 0, 0], 0)),
+        'sanitize': seq(cmd([0x48, 0x01, 0, 0, 0, 0, 0, 0, 8, 0], 8,
+                            bytes([0x01, 0]) + be(2, 4) + b'\x5a\x5a\x00\x01'),
+                        cmd([0x48, 0x1f] + [0] * 8, 0)),
+        'atomic': seq(cmd([0x9c, 0] + list(be(8, 4)) + [0, 0] + list(be(2, 2)) + [0, 0],
+                          1024, blk * 2),
+                      cmd([0x37, 0x18, 0, 0, 0, 0, 0, 0, 64, 0], 64),
+                      cmd([0xb7, 0x18] + [0] * 4 + list(be(4, 64)) + [0, 0], 64),
+                      cmd([0x34, 0] + list(be(4, 4)) + [0, 0, 8, 0], 0)),
         'huge_capacity': seq(cmd([0x25] + [0] * 9, 8),
                              cmd([0x88, 0] + list(be(8, 0xffffffff)) + list(be(4, 1)) + [0, 0], 512),
                              cmd([0x41, 0, 0xff, 0xff, 0xff, 0xfe, 0, 0, 1, 0], 512, blk),
