@@ -42,6 +42,8 @@
 #define FZ_WRITE_ATOMIC_16	0x9c		/* not in scsi_proto.h */
 #define FZ_SANITIZE	0x48
 #define FZ_ORWRITE_16	0x8b
+#define FZ_READ_DEFECT_DATA	0x37
+#define FZ_READ_DEFECT_DATA_12	0xb7
 
 /* ---- the medium: FZ_WIN blocks at each end, the rest reads as zeroes ---- */
 
@@ -503,6 +505,107 @@ static const u8 *fz_kept(u8 (*disk)[FZ_WIN * FZ_MAX_BS], u64 lba)
 }
 
 /*
+ * Parameter data that give their own length: a command returns all of it
+ * that the allocation length and the buffer allow, and no more.
+ */
+static void fz_check_len(struct tcmx_cmd *cmd, const u8 *buf)
+{
+	const u8 *cdb = cmd->cdb;
+	u32 alloc, hdr, total = 0;
+	u8 sa = cdb[1] & 0x1f;
+
+	switch (cdb[0]) {
+	case INQUIRY:
+		alloc = get_unaligned_be16(&cdb[3]);
+		hdr = cdb[1] & 0x01 ? 4 : 5;
+		if (cmd->xfer_len >= hdr)
+			total = cdb[1] & 0x01 ? get_unaligned_be16(&buf[2]) + 4 :
+						buf[4] + 5;
+		break;
+	case MODE_SENSE:
+		alloc = cdb[4];
+		hdr = 1;
+		total = cmd->xfer_len ? buf[0] + 1 : 0;
+		break;
+	case MODE_SENSE_10:
+		alloc = get_unaligned_be16(&cdb[7]);
+		hdr = 2;
+		if (cmd->xfer_len >= hdr)
+			total = get_unaligned_be16(buf) + 2;
+		break;
+	case REPORT_LUNS:
+		alloc = get_unaligned_be32(&cdb[6]);
+		hdr = 4;
+		if (cmd->xfer_len >= hdr)
+			total = get_unaligned_be32(buf) + 8;
+		break;
+	case REQUEST_SENSE:
+		alloc = cdb[4];
+		hdr = 8;
+		if (cmd->xfer_len >= hdr)
+			total = buf[7] + 8;
+		break;
+	case PERSISTENT_RESERVE_IN:
+		alloc = get_unaligned_be16(&cdb[7]);
+		hdr = sa == 0x02 ? 2 : 8;
+		if (cmd->xfer_len >= hdr)
+			total = sa == 0x02 ? get_unaligned_be16(buf) :
+				get_unaligned_be32(&buf[4]) + 8;
+		break;
+	case MAINTENANCE_IN:
+		alloc = get_unaligned_be32(&cdb[6]);
+		hdr = sa == MI_REPORT_TIMESTAMP ? 2 : 4;
+		if (cmd->xfer_len < hdr)
+			break;
+		if (sa == MI_REPORT_TIMESTAMP)
+			total = get_unaligned_be16(buf) + 2;
+		else if (sa == MI_REPORT_TARGET_PGS ||
+			 (sa == MI_REPORT_SUPPORTED_OPERATION_CODES &&
+			  !(cdb[2] & 0x07)))
+			total = get_unaligned_be32(buf) + 4;
+		else if (sa == MI_REPORT_SUPPORTED_OPERATION_CODES)
+			total = 4 + get_unaligned_be16(&buf[2]) +
+				(buf[1] & 0x80 ? 12 : 0);
+		else
+			return;
+		break;
+	case RECEIVE_COPY_RESULTS:
+		alloc = get_unaligned_be32(&cdb[10]);
+		hdr = 4;
+		if (cmd->xfer_len >= hdr)
+			total = get_unaligned_be32(buf) + 4;
+		break;
+	case SERVICE_ACTION_IN_16:
+		if (sa != SAI_GET_LBA_STATUS)
+			return;
+		alloc = get_unaligned_be32(&cdb[10]);
+		hdr = 4;
+		if (cmd->xfer_len >= hdr)
+			total = get_unaligned_be32(buf) + 4;
+		break;
+	case FZ_READ_DEFECT_DATA:
+		alloc = get_unaligned_be16(&cdb[7]);
+		hdr = 4;
+		if (cmd->xfer_len >= hdr)
+			total = get_unaligned_be16(&buf[2]) + 4;
+		break;
+	case FZ_READ_DEFECT_DATA_12:
+		alloc = get_unaligned_be32(&cdb[6]);
+		hdr = 8;
+		if (cmd->xfer_len >= hdr)
+			total = get_unaligned_be32(&buf[4]) + 8;
+		break;
+	default:
+		return;
+	}
+	alloc = min(alloc, cmd->data_len);
+	if (cmd->xfer_len < hdr)
+		FZ_ASSERT(cmd->xfer_len == alloc);
+	else
+		FZ_ASSERT(cmd->xfer_len == min(total, alloc));
+}
+
+/*
  * What a command that returned GOOD must have done: the capacity READ
  * CAPACITY reports, the blocks the write-type commands leave (the shadow
  * still holds the medium as it was before the command).
@@ -517,6 +620,8 @@ static void fz_check_good(struct tcmx_cmd *cmd, const u8 *buf)
 	u8 orred[FZ_MAX_BS];
 	u32 nr, i;
 
+	if (cmd->data_dir == DMA_FROM_DEVICE)
+		fz_check_len(cmd, buf);
 	switch (cdb[0]) {
 	case READ_CAPACITY:
 		if (cmd->xfer_len < 8)
