@@ -26,6 +26,14 @@
  *     COPY), never for other commands or while SWP is set; every backend
  *     call is within the capacity (checked as it happens and against a
  *     shadow copy afterwards);
+ *   - no GOOD for a write-type command under SWP, nor for one but those
+ *     that allow it (INQUIRY, REPORT LUNS, ...) while a unit attention
+ *     is pending;
+ *   - what GOOD means: READ CAPACITY reports the capacity; WRITE, WRITE
+ *     SAME, COMPARE AND WRITE, ORWRITE, EXTENDED COPY, FORMAT UNIT and
+ *     SANITIZE leave the blocks they should; GET LBA STATUS descriptors
+ *     follow each other within the capacity; parameter data that give
+ *     their own length come whole, up to the allocation length;
  *   - no WARN_ON, no leak, no held exclusion or LUN pin afterwards.
  *
  * FUZZ_TRACE=1 prints each command as it runs (to replay a reproducer);
@@ -818,7 +826,7 @@ static void fz_one(struct fz_in *in)
 	enum dma_data_direction dir;
 	struct scatterlist sg;
 	u32 cdb_len = 1 + (h2 & 31), data_len, len, i, plen;
-	bool d_sense = ut_dev.d_sense;
+	bool d_sense = ut_dev.d_sense, ua;
 	u64 lun = fz_luns[h0 & 7];
 	u8 *buf;
 	int s;
@@ -905,6 +913,7 @@ static void fz_one(struct fz_in *in)
 	fz_write_range(d, cdb);
 	memset(sense, UT_FILL, sizeof(sense));
 	ut_cmd_prepare(&cmd, cdb, &sg, data_len, dir, lun, sense);
+	ua = cmd.lun && cmd.lun->ua_count;
 	s = ut_cmd_exec(&cmd);
 	fz_cmds++;
 	if (fz.trace)
@@ -938,6 +947,12 @@ static void fz_one(struct fz_in *in)
 	}
 	if (s != TCMX_GOOD && dir == DMA_FROM_DEVICE)
 		FZ_ASSERT(cmd.xfer_len == 0);
+	/* a pending unit attention stops all but the rows that allow it */
+	if (ua && d && !(d->flags & TCMX_CMD_UA_OK))
+		FZ_ASSERT(s != TCMX_GOOD);
+	/* SWP stops every write-type command */
+	if (d && d->flags & TCMX_CMD_WRITE && fz.none)
+		FZ_ASSERT(s != TCMX_GOOD);
 	if (dir == DMA_FROM_DEVICE && cmd.xfer_len < data_len &&
 	    memchr_inv(buf + cmd.xfer_len, UT_FILL, data_len - cmd.xfer_len))
 		fz_fail("data-in written beyond xfer_len");
