@@ -702,11 +702,12 @@ static void fz_check_good(struct tcmx_cmd *cmd, const u8 *buf)
 		return;
 	case EXTENDED_COPY:
 		/* one segment: its blocks as they were at the source */
-		if (cmd->data_len < 16)
+		/* the list: PARAMETER LIST LENGTH bytes of the buffer */
+		i = min(get_unaligned_be32(&cdb[10]), cmd->data_len);
+		if (i < 16)
 			return;
 		nr = get_unaligned_be16(&buf[2]);		/* CDLL */
-		if (get_unaligned_be32(&buf[8]) != 28 ||
-		    cmd->data_len < 16 + nr + 28)
+		if (get_unaligned_be32(&buf[8]) != 28 || i < 16 + nr + 28)
 			return;
 		p = &buf[16 + nr];
 		nr = get_unaligned_be16(&p[10]);
