@@ -104,6 +104,12 @@ def main(out_dir):
                           cmd(pro(1, 1), 24, pr_res),
                           cmd(pro(4, 1), 24, be(8, 0x5678) + be(8, 0x1234) +
                               bytes(8), lun_sel=3)),
+        'pr_preempt_abort': seq(cmd(pro(0), 24, pr_reg),
+                                cmd(pro(0), 24, bytes(8) + be(8, 0x5678) +
+                                    bytes(8), lun_sel=3),
+                                cmd(pro(1, 1), 24, pr_res),
+                                cmd(pro(5, 1), 24, be(8, 0x5678) +
+                                    be(8, 0x1234) + bytes(8), lun_sel=3)),
         'pr_release': seq(cmd(pro(0), 24, pr_reg),
                           cmd(pro(1, 3), 24, pr_res),
                           cmd(pro(2, 3), 24, pr_res),
