@@ -665,6 +665,7 @@ static enum tcmx_status spc_mode_sense(struct tcmx_cmd *cmd)
 	/*
 	 * DPOFUA: READ and WRITE take DPO and FUA (their CDB usage data say
 	 * so), and a ramdisk honours FUA with or without a write cache.
+	 * emulate_fua_write=0 takes both away (TCMX_GATE_NOFUA).
 	 */
 	if (dev->attrib.emulate_fua_write)
 		dev_spec |= 0x10;			/* DPOFUA */

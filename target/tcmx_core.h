@@ -215,6 +215,7 @@ void tcmx_cdb_lba(struct tcmx_cmd *cmd);
 #define TCMX_GATE_EXCL	2	/* COMPARE AND WRITE holds a range */
 #define TCMX_GATE_PR	3	/* a persistent or SPC-2 reservation exists */
 #define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
+#define TCMX_GATE_NOFUA	5	/* emulate_fua_write=0: no DPO, no FUA */
 enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
 /* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
