@@ -37,6 +37,11 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d)
 		if (status != TCMX_GOOD)
 			return status;
 	}
+	if (gate & BIT(TCMX_GATE_ALUA)) {
+		status = tcmx_alua_check(cmd);
+		if (status != TCMX_GOOD)
+			return status;
+	}
 	if (gate & BIT(TCMX_GATE_PR)) {
 		status = tcmx_pr_check(cmd, d);
 		if (status != TCMX_GOOD)

@@ -942,7 +942,7 @@ static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 	return TCMX_GOOD;
 }
 
-/* ---- REQUEST SENSE, REPORT TARGET PORT GROUPS ------------------------- */
+/* ---- REQUEST SENSE ---------------------------------------------------- */
 
 /*
  * The LUN's highest priority unit attention, which this clears whatever
@@ -960,36 +960,6 @@ static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
 	len = tcmx_build_sense(buf, cmd->cdb[1] & 0x01,		/* DESC */
 			       code, NULL);
 	tcmx_cmd_copy_to_sgl(cmd, buf, min_t(u32, len, cmd->cdb[4]));
-	return TCMX_GOOD;
-}
-
-/* One descriptor: the LUN's own group, with this port as its only member. */
-static enum tcmx_status spc_report_tpgs(struct tcmx_cmd *cmd)
-{
-	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
-	bool ext = (cmd->cdb[1] & 0xe0) == MI_EXT_HDR_PARAM_FMT;
-	u32 alloc_len = get_unaligned_be32(&cmd->cdb[6]);
-	u8 buf[8 + 12] = {};
-	u8 *d = ext ? &buf[8] : &buf[4];
-	u32 len = d - buf + 12;
-
-	if (!gp)
-		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
-	if ((cmd->cdb[1] & 0xe0) > MI_EXT_HDR_PARAM_FMT)
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
-					1, 7);
-	put_unaligned_be32(len - 4, &buf[0]);
-	if (ext) {
-		buf[4] = 0x10;				/* format type 001b */
-		buf[5] = min_t(u32, gp->implicit_trans_secs, 255);
-	}
-	d[0] = (gp->preferred ? 0x80 : 0) | (tcmx_lun_alua_state(cmd->lun) & 0x0f);
-	d[1] = gp->supported;
-	put_unaligned_be16(gp->id, &d[2]);
-	d[5] = gp->access_status;
-	d[7] = 1;					/* target port count */
-	put_unaligned_be16(cmd->lun->rtpi, &d[10]);
-	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
 	return TCMX_GOOD;
 }
 
@@ -1040,6 +1010,12 @@ struct tcmx_cmd_desc tcmx_spc_cmds[] __ro_after_init = {
 	  .name = "REPORT TARGET PORT GROUPS",
 	  .usage = { MAINTENANCE_IN, 0xe0 | MI_REPORT_TARGET_PGS, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
-	  .execute = spc_report_tpgs },
+	  .execute = tcmx_alua_report_tpgs },
+	{ .opcode = MAINTENANCE_OUT, .sa = MO_SET_TARGET_PGS, .len = 12,
+	  .dir = DMA_TO_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .name = "SET TARGET PORT GROUPS",
+	  .usage = { MAINTENANCE_OUT, MO_SET_TARGET_PGS, 0x00, 0x00, 0x00,
+		     0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+	  .execute = tcmx_alua_set_tpgs },
 	{}
 };

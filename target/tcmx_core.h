@@ -15,6 +15,8 @@
  *   cfs_attr.c   configfs files backed by a field with a rule, for all of
  *                the above; the text of a configfs write
  *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
+ *   alua_cmd.c   ALUA access states enforced (through the gate), a group's
+ *                change of state, REPORT and SET TARGET PORT GROUPS
  *   transport.c  command life cycle: submit, complete, LUN lookup,
  *                tcmx_defer() and the core's workqueue; the tracepoints
  *                (trace.h)
@@ -32,11 +34,12 @@
  *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; the exclusion
  *                of writes to a range COMPARE AND WRITE holds
  *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
- *                MODE SELECT, REPORT LUNS, REQUEST SENSE, REPORT TARGET
- *                PORT GROUPS
+ *                MODE SELECT, REPORT LUNS, REQUEST SENSE
  *   spc_misc.c   REPORT TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ and
  *                WRITE BUFFER
  *   xcopy.c      EXTENDED COPY (LID1), RECEIVE COPY RESULTS
+ *   pr.c         PERSISTENT RESERVE IN/OUT, SPC-2 RESERVE/RELEASE, the
+ *                gate's conflict check
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
@@ -217,6 +220,17 @@ void tcmx_cdb_lba(struct tcmx_cmd *cmd);
 #define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
 #define TCMX_GATE_NOFUA	5	/* emulate_fua_write=0: no DPO, no FUA */
 enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
+/*
+ * alua_cmd.c: the access state check (while TCMX_GATE_ALUA is set), a
+ * group's change of state and the gate bit (dev->lock held), and REPORT /
+ * SET TARGET PORT GROUPS.
+ */
+enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd);
+void tcmx_alua_update_gate(struct tcmx_dev *dev);
+void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
+			 u8 state, u8 status, struct tcmx_lun *except);
+enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd);
 /* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);

@@ -21,6 +21,8 @@ ALLOWED_SKIP = {
        for k in ("Access", "Ownership")
        for t in ("EA", "EAAR", "EARO", "WE", "WEAR", "WERO")},
     "ProutPreempt.RemoveRegistration": ISCSI,
+    # rewrites the transfer length in the iSCSI PDU (runs once LBPPB > 1)
+    "CompareAndWrite.InvalidDataOutSize": ISCSI,
     **{"Reserve6." + t: ISCSI for t in (
         "2Initiators", "ITNexusLoss", "LUNReset", "Logout",
         "TargetColdReset", "TargetWarmReset")},
