@@ -34,7 +34,6 @@
 #define SPC_INQUIRY_BUF_LEN	1024	/* the largest page, 0x83, is < 830 */
 #define SPC_STD_INQUIRY_LEN	96
 #define SPC_MODE_BUF_LEN	96	/* header + long descriptor + pages */
-#define SPC_LUNS_PER_CHUNK	32
 #define SPC_DESIG_MAX		255	/* DESIGNATOR LENGTH is one byte */
 #define SPC_NAME_MAX		252	/* SCSI name string: also a multiple of 4 */
 #define SPC_SD_MAX_OPT_BLOCKS	0xffff	/* sd's limit w/o 16-byte CDBs */
@@ -891,39 +890,40 @@ static void spc_encode_lun(u64 index, u8 *p)
 }
 
 /* LUNs with a device, increasing; returns how many (all, not just sent) */
-static u32 spc_list_luns(struct tcmx_cmd *cmd, u32 limit)
+static u32 spc_list_luns(struct tcmx_cmd *cmd, struct tcmx_din *w)
 {
-	u8 chunk[SPC_LUNS_PER_CHUNK * 8];
 	struct tcmx_lun *lun;
 	unsigned long index;
-	u32 count = 0, n = 0;
+	u32 count = 0;
+	u8 entry[8];
 
 	rcu_read_lock();
 	xa_for_each(&cmd->tpg->luns, index, lun) {
 		if (!READ_ONCE(lun->dev))
 			continue;
-		spc_encode_lun(index, &chunk[n * 8]);
+		spc_encode_lun(index, entry);
+		tcmx_din_put(w, entry, sizeof(entry));
 		count++;
-		if (++n == SPC_LUNS_PER_CHUNK) {
-			tcmx_cmd_copy_at(cmd, chunk, sizeof(chunk),
-					 8 + (count - n) * 8, limit);
-			n = 0;
-		}
 	}
 	rcu_read_unlock();
 	if (!count) {				/* an empty list shows LUN 0 */
-		spc_encode_lun(0, chunk);
-		count = n = 1;
+		spc_encode_lun(0, entry);
+		tcmx_din_put(w, entry, sizeof(entry));
+		count = 1;
 	}
-	tcmx_cmd_copy_at(cmd, chunk, n * 8, 8 + (count - n) * 8, limit);
 	return count;
 }
 
+/*
+ * One walk of the buffer, the header's place written first; the header
+ * once the count is known.
+ */
 static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 	u32 alloc_len = get_unaligned_be32(&cdb[6]);
 	u32 limit = min(alloc_len, cmd->data_len);
+	struct tcmx_din w;
 	u32 count = 0;
 	u8 hdr[8] = {};
 
@@ -934,8 +934,11 @@ static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 	if (alloc_len < 16)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					6, TCMX_NO_BIT);
+	tcmx_din_start(cmd, &w, limit);
+	tcmx_din_put(&w, hdr, sizeof(hdr));
 	if (cdb[2] != 0x01)
-		count = spc_list_luns(cmd, limit);
+		count = spc_list_luns(cmd, &w);
+	tcmx_din_end(&w);
 	put_unaligned_be32(count * 8, hdr);
 	tcmx_cmd_copy_at(cmd, hdr, sizeof(hdr), 0, limit);
 	cmd->xfer_len = min(8 + count * 8, limit);

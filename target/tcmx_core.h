@@ -436,4 +436,21 @@ static ssize_t _pfx##_name##_store(struct config_item *item,		\
 #define TCMX_CFS_CONST_ATTR(_pfx, _name, _text)				\
 	TCMX_CFS_ATTR(_pfx, _name, 0444, .kind = TCMX_CFS_CONST, .text = _text)
 
+/*
+ * reply.c: data-in built in order, a piece at a time, in one walk of the
+ * buffer (a list of thousands of entries does not restart the walk per
+ * piece): tcmx_din_start() with an allocation length, tcmx_din_put() as
+ * often as needed (what goes past the limit or the buffer is dropped),
+ * tcmx_din_end().  Any context; nothing may sleep in between.
+ */
+struct tcmx_din {
+	struct sg_mapping_iter	miter;
+	size_t			left;	/* room up to the limit */
+	size_t			off;	/* into the mapped piece */
+};
+
+void tcmx_din_start(struct tcmx_cmd *cmd, struct tcmx_din *w, size_t limit);
+void tcmx_din_put(struct tcmx_din *w, const void *buf, size_t len);
+void tcmx_din_end(struct tcmx_din *w);
+
 #endif /* TCMX_CORE_H */

@@ -245,7 +245,7 @@ static void cdb_dpofua_off(void)
 	CHECK_CDB_FIELD(1, 3);
 	EXPECT(RUN(C(0x2a, 0x10, 0, 0, 0, 0, 0, 0, 1, 0), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK_CDB_FIELD(1, 4);
-	EXPECT(RUN(C(0x88, 0x18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x88, 0x18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK_CDB_FIELD(1, 4);
 	/* without the bits, and READ(6) whose byte 1 is the LBA: as ever */
 	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 0), UT_GOOD);
