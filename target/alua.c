@@ -133,8 +133,8 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 		       tcmx_alua_states[i].name, why);
 		ret = -EINVAL;
 	} else {
-		WRITE_ONCE(gp->access_state, state);
-		gp->access_status = 2;	/* altered by implicit ALUA */
+		/* altered by implicit ALUA */
+		tcmx_alua_set_state(dev, gp, state, 2, NULL);
 	}
 	mutex_unlock(&dev->lock);
 	return ret;
@@ -359,6 +359,7 @@ static void tcmx_alua_drop_gp(struct config_group *group,
 		WRITE_ONCE(lun->tg_pt_gp, &dev->default_tg_pt_gp);
 	}
 	gp->nr_members = 0;
+	tcmx_alua_update_gate(dev);
 	mutex_unlock(&dev->lock);
 
 	synchronize_rcu();	/* tcmx_lun_alua_state() readers of @gp */

@@ -338,6 +338,9 @@ static enum tcmx_status rsoc_one(struct tcmx_cmd *cmd, u8 options, bool ctd,
 		p[1] = RSOC_SUPPORTED | (ctd ? 0x80 : 0);	/* CTDP */
 		put_unaligned_be16(d->len, &p[2]);
 		memcpy(&p[len], d->usage, d->len);
+		if (d->flags & TCMX_CMD_RW && d->opcode >= 0x20 &&
+		    test_bit(TCMX_GATE_NOFUA, &cmd->dev->gate))
+			p[len + 1] &= ~0x18;		/* no DPO, no FUA */
 		len += d->len;
 		if (ctd) {
 			rsoc_fill_ctd(&p[len]);

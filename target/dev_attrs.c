@@ -80,6 +80,11 @@ void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
 		dev->block_shift = ilog2(da->block_size);
 		if (dev->enabled)
 			dev->nr_blocks = dev->size_bytes >> dev->block_shift;
+	} else if (TCMX_DA_IS(a, emulate_fua_write)) {
+		if (da->emulate_fua_write)
+			clear_bit(TCMX_GATE_NOFUA, &dev->gate);
+		else
+			set_bit(TCMX_GATE_NOFUA, &dev->gate);
 	} else if (a->off == offsetof(struct tcmx_dev_attrib,
 				      emulate_model_alias)) {
 		strscpy(dev->t10.model, da->emulate_model_alias ?

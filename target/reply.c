@@ -164,6 +164,44 @@ size_t tcmx_cmd_copy_at(struct tcmx_cmd *cmd, const void *buf, size_t len,
 }
 EXPORT_SYMBOL_GPL(tcmx_cmd_copy_at);
 
+void tcmx_din_start(struct tcmx_cmd *cmd, struct tcmx_din *w, size_t limit)
+{
+	w->left = 0;
+	w->off = 0;
+	sg_miter_start(&w->miter, cmd->sgl, cmd->sg_nents,
+		       SG_MITER_ATOMIC | SG_MITER_TO_SG);
+	if (tcmx_cmd_data_in(cmd))
+		w->left = min_t(size_t, limit, cmd->data_len);
+}
+
+void tcmx_din_put(struct tcmx_din *w, const void *buf, size_t len)
+{
+	len = min(len, w->left);
+	while (len) {
+		size_t n;
+
+		/* a piece is let go only once it is full: consumed = length */
+		if (w->off == w->miter.length) {
+			if (!sg_miter_next(&w->miter)) {
+				w->left = 0;
+				return;
+			}
+			w->off = 0;
+		}
+		n = min(len, w->miter.length - w->off);
+		memcpy(w->miter.addr + w->off, buf, n);
+		w->off += n;
+		w->left -= n;
+		buf += n;
+		len -= n;
+	}
+}
+
+void tcmx_din_end(struct tcmx_din *w)
+{
+	sg_miter_stop(&w->miter);
+}
+
 /*
  * A parameter list: only from a data-out buffer.  What was taken from the
  * buffer counts as moved (cmd->xfer_len, at least @len), also when the

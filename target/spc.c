@@ -34,7 +34,6 @@
 #define SPC_INQUIRY_BUF_LEN	1024	/* the largest page, 0x83, is < 830 */
 #define SPC_STD_INQUIRY_LEN	96
 #define SPC_MODE_BUF_LEN	96	/* header + long descriptor + pages */
-#define SPC_LUNS_PER_CHUNK	32
 #define SPC_DESIG_MAX		255	/* DESIGNATOR LENGTH is one byte */
 #define SPC_NAME_MAX		252	/* SCSI name string: also a multiple of 4 */
 #define SPC_SD_MAX_OPT_BLOCKS	0xffff	/* sd's limit w/o 16-byte CDBs */
@@ -665,6 +664,7 @@ static enum tcmx_status spc_mode_sense(struct tcmx_cmd *cmd)
 	/*
 	 * DPOFUA: READ and WRITE take DPO and FUA (their CDB usage data say
 	 * so), and a ramdisk honours FUA with or without a write cache.
+	 * emulate_fua_write=0 takes both away (TCMX_GATE_NOFUA).
 	 */
 	if (dev->attrib.emulate_fua_write)
 		dev_spec |= 0x10;			/* DPOFUA */
@@ -890,39 +890,40 @@ static void spc_encode_lun(u64 index, u8 *p)
 }
 
 /* LUNs with a device, increasing; returns how many (all, not just sent) */
-static u32 spc_list_luns(struct tcmx_cmd *cmd, u32 limit)
+static u32 spc_list_luns(struct tcmx_cmd *cmd, struct tcmx_din *w)
 {
-	u8 chunk[SPC_LUNS_PER_CHUNK * 8];
 	struct tcmx_lun *lun;
 	unsigned long index;
-	u32 count = 0, n = 0;
+	u32 count = 0;
+	u8 entry[8];
 
 	rcu_read_lock();
 	xa_for_each(&cmd->tpg->luns, index, lun) {
 		if (!READ_ONCE(lun->dev))
 			continue;
-		spc_encode_lun(index, &chunk[n * 8]);
+		spc_encode_lun(index, entry);
+		tcmx_din_put(w, entry, sizeof(entry));
 		count++;
-		if (++n == SPC_LUNS_PER_CHUNK) {
-			tcmx_cmd_copy_at(cmd, chunk, sizeof(chunk),
-					 8 + (count - n) * 8, limit);
-			n = 0;
-		}
 	}
 	rcu_read_unlock();
 	if (!count) {				/* an empty list shows LUN 0 */
-		spc_encode_lun(0, chunk);
-		count = n = 1;
+		spc_encode_lun(0, entry);
+		tcmx_din_put(w, entry, sizeof(entry));
+		count = 1;
 	}
-	tcmx_cmd_copy_at(cmd, chunk, n * 8, 8 + (count - n) * 8, limit);
 	return count;
 }
 
+/*
+ * One walk of the buffer, the header's place written first; the header
+ * once the count is known.
+ */
 static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 	u32 alloc_len = get_unaligned_be32(&cdb[6]);
 	u32 limit = min(alloc_len, cmd->data_len);
+	struct tcmx_din w;
 	u32 count = 0;
 	u8 hdr[8] = {};
 
@@ -933,15 +934,18 @@ static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 	if (alloc_len < 16)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					6, TCMX_NO_BIT);
+	tcmx_din_start(cmd, &w, limit);
+	tcmx_din_put(&w, hdr, sizeof(hdr));
 	if (cdb[2] != 0x01)
-		count = spc_list_luns(cmd, limit);
+		count = spc_list_luns(cmd, &w);
+	tcmx_din_end(&w);
 	put_unaligned_be32(count * 8, hdr);
 	tcmx_cmd_copy_at(cmd, hdr, sizeof(hdr), 0, limit);
 	cmd->xfer_len = min(8 + count * 8, limit);
 	return TCMX_GOOD;
 }
 
-/* ---- REQUEST SENSE, REPORT TARGET PORT GROUPS ------------------------- */
+/* ---- REQUEST SENSE ---------------------------------------------------- */
 
 /*
  * The LUN's highest priority unit attention, which this clears whatever
@@ -959,36 +963,6 @@ static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
 	len = tcmx_build_sense(buf, cmd->cdb[1] & 0x01,		/* DESC */
 			       code, NULL);
 	tcmx_cmd_copy_to_sgl(cmd, buf, min_t(u32, len, cmd->cdb[4]));
-	return TCMX_GOOD;
-}
-
-/* One descriptor: the LUN's own group, with this port as its only member. */
-static enum tcmx_status spc_report_tpgs(struct tcmx_cmd *cmd)
-{
-	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
-	bool ext = (cmd->cdb[1] & 0xe0) == MI_EXT_HDR_PARAM_FMT;
-	u32 alloc_len = get_unaligned_be32(&cmd->cdb[6]);
-	u8 buf[8 + 12] = {};
-	u8 *d = ext ? &buf[8] : &buf[4];
-	u32 len = d - buf + 12;
-
-	if (!gp)
-		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
-	if ((cmd->cdb[1] & 0xe0) > MI_EXT_HDR_PARAM_FMT)
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
-					1, 7);
-	put_unaligned_be32(len - 4, &buf[0]);
-	if (ext) {
-		buf[4] = 0x10;				/* format type 001b */
-		buf[5] = min_t(u32, gp->implicit_trans_secs, 255);
-	}
-	d[0] = (gp->preferred ? 0x80 : 0) | (tcmx_lun_alua_state(cmd->lun) & 0x0f);
-	d[1] = gp->supported;
-	put_unaligned_be16(gp->id, &d[2]);
-	d[5] = gp->access_status;
-	d[7] = 1;					/* target port count */
-	put_unaligned_be16(cmd->lun->rtpi, &d[10]);
-	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
 	return TCMX_GOOD;
 }
 
@@ -1039,6 +1013,12 @@ struct tcmx_cmd_desc tcmx_spc_cmds[] __ro_after_init = {
 	  .name = "REPORT TARGET PORT GROUPS",
 	  .usage = { MAINTENANCE_IN, 0xe0 | MI_REPORT_TARGET_PGS, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
-	  .execute = spc_report_tpgs },
+	  .execute = tcmx_alua_report_tpgs },
+	{ .opcode = MAINTENANCE_OUT, .sa = MO_SET_TARGET_PGS, .len = 12,
+	  .dir = DMA_TO_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .name = "SET TARGET PORT GROUPS",
+	  .usage = { MAINTENANCE_OUT, MO_SET_TARGET_PGS, 0x00, 0x00, 0x00,
+		     0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+	  .execute = tcmx_alua_set_tpgs },
 	{}
 };

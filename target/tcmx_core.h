@@ -15,6 +15,8 @@
  *   cfs_attr.c   configfs files backed by a field with a rule, for all of
  *                the above; the text of a configfs write
  *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
+ *   alua_cmd.c   ALUA access states enforced (through the gate), a group's
+ *                change of state, REPORT and SET TARGET PORT GROUPS
  *   transport.c  command life cycle: submit, complete, LUN lookup,
  *                tcmx_defer() and the core's workqueue; the tracepoints
  *                (trace.h)
@@ -32,11 +34,12 @@
  *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; the exclusion
  *                of writes to a range COMPARE AND WRITE holds
  *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
- *                MODE SELECT, REPORT LUNS, REQUEST SENSE, REPORT TARGET
- *                PORT GROUPS
+ *                MODE SELECT, REPORT LUNS, REQUEST SENSE
  *   spc_misc.c   REPORT TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ and
  *                WRITE BUFFER
  *   xcopy.c      EXTENDED COPY (LID1), RECEIVE COPY RESULTS
+ *   pr.c         PERSISTENT RESERVE IN/OUT, SPC-2 RESERVE/RELEASE, the
+ *                gate's conflict check
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
@@ -215,7 +218,19 @@ void tcmx_cdb_lba(struct tcmx_cmd *cmd);
 #define TCMX_GATE_EXCL	2	/* COMPARE AND WRITE holds a range */
 #define TCMX_GATE_PR	3	/* a persistent or SPC-2 reservation exists */
 #define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
+#define TCMX_GATE_NOFUA	5	/* emulate_fua_write=0: no DPO, no FUA */
 enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
+/*
+ * alua_cmd.c: the access state check (while TCMX_GATE_ALUA is set), a
+ * group's change of state and the gate bit (dev->lock held), and REPORT /
+ * SET TARGET PORT GROUPS.
+ */
+enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd);
+void tcmx_alua_update_gate(struct tcmx_dev *dev);
+void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
+			 u8 state, u8 status, struct tcmx_lun *except);
+enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd);
 /* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
@@ -420,5 +435,22 @@ static ssize_t _pfx##_name##_store(struct config_item *item,		\
 /* A read-only file showing _text and a newline. */
 #define TCMX_CFS_CONST_ATTR(_pfx, _name, _text)				\
 	TCMX_CFS_ATTR(_pfx, _name, 0444, .kind = TCMX_CFS_CONST, .text = _text)
+
+/*
+ * reply.c: data-in built in order, a piece at a time, in one walk of the
+ * buffer (a list of thousands of entries does not restart the walk per
+ * piece): tcmx_din_start() with an allocation length, tcmx_din_put() as
+ * often as needed (what goes past the limit or the buffer is dropped),
+ * tcmx_din_end().  Any context; nothing may sleep in between.
+ */
+struct tcmx_din {
+	struct sg_mapping_iter	miter;
+	size_t			left;	/* room up to the limit */
+	size_t			off;	/* into the mapped piece */
+};
+
+void tcmx_din_start(struct tcmx_cmd *cmd, struct tcmx_din *w, size_t limit);
+void tcmx_din_put(struct tcmx_din *w, const void *buf, size_t len);
+void tcmx_din_end(struct tcmx_din *w);
 
 #endif /* TCMX_CORE_H */

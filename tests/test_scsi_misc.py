@@ -103,6 +103,6 @@ def test_libiscsi_suites(scsi_lun, suite):
     """No failure; PreventAllow skips throughout (not removable)."""
     out, tests = tcmxlib.iscsi_test_cu(scsi_lun["sg"], suite)
     results = {r for _, r in tests}
-    assert tests and "FAILED" not in results, out
+    assert tests and results <= {"passed", "skipped"}, out
     if suite == "PreventAllow":
         assert results == {"skipped"}, out

@@ -153,6 +153,30 @@ def test_mode_select_caching_wce(mode_lun):
     assert sense6(sg2, 0x08)[6] & 0x04
 
 
+def test_dpofua_follows_emulate_fua_write(mode_lun):
+    """emulate_fua_write=0: MODE SENSE's DPOFUA 0, READ/WRITE(10/12/16)
+    refuse DPO and FUA, RSOC's usage data leave them out (as in-tree)."""
+    sg, attr = mode_lun["sg"], mode_lun["so"] + "/attrib/emulate_fua_write"
+    rsoc_read10 = [0xa3, 0x0c, 0x01, 0x28, 0, 0, 0, 0, 0, 64, 0, 0]
+    fua10 = [0x28, 0x08, 0, 0, 0, 0, 0, 0, 1, 0]
+    good(sg, fua10, din=512)
+    assert good(sg, rsoc_read10, din=64)[4:6] == bytes([0x28, 0x1e])
+    wr(attr, "0")
+    try:
+        assert sense6(sg, 0x08)[2] == 0x00
+        check(sg, fua10, tcmxlib.INVALID_FIELD, din=512)
+        check(sg, [0x2a, 0x10, 0, 0, 0, 0, 0, 0, 1, 0],
+              tcmxlib.INVALID_FIELD, dout=bytes(512))
+        check(sg, [0x88, 0x08] + [0] * 11 + [1, 0, 0],
+              tcmxlib.INVALID_FIELD, din=512)
+        good(sg, [0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0], din=512)
+        assert good(sg, rsoc_read10, din=64)[4:6] == bytes([0x28, 0x06])
+    finally:
+        wr(attr, "1")
+    assert sense6(sg, 0x08)[2] == 0x10
+    good(sg, fua10, din=512)
+
+
 def test_mode_select_refusals(mode_lun):
     sg = mode_lun["sg"]
     cdb, data = select6(sg, CONTROL, sp=True)

@@ -356,7 +356,7 @@ static const u32 fz_max_sectors[4] = { 8192, 128, 1, 65535 };
 static const u32 fz_ws_len[4] = { 0, 1, 48, 8192 };
 static const u32 fz_unmap_lbas[4] = { 0, 1, 32, U32_MAX };
 static const u32 fz_unmap_descs[4] = { 0, 1, 4, U32_MAX };
-static const u8 fz_alua[8] = { 0, 0, 0, 0, 1, 2, 3, 14 };
+static const u8 fz_alua[8] = { 0, 0, 0, 1, 2, 3, 14, 15 };
 
 static void fz_setup(struct fz_in *in)
 {
@@ -403,7 +403,9 @@ static void fz_setup(struct fz_in *in)
 	dev->attrib.emulate_write_cache = !!(c2 & 0x40);
 	dev->attrib.emulate_caw = !(c3 & 0x40);
 	dev->attrib.emulate_3pc = !(c3 & 0x80);
+	/* the default group's ALUA state, enforced through the gate */
 	dev->default_tg_pt_gp.access_state = fz_alua[c3 >> 2 & 7];
+	tcmx_alua_update_gate(dev);
 	dev->attrib.emulate_pr = !(c4 & 1);
 	dev->attrib.emulate_fua_write = !(c4 & 2);
 	dev->attrib.emulate_fua_read = !(c4 & 2);

@@ -236,8 +236,34 @@ static void cdb_copy_helpers(void)
 	CHECK_BYTES(0, UT_FILL, UT_FILL, UT_FILL, UT_FILL);
 }
 
+/* emulate_fua_write=0 (DPOFUA 0): READ/WRITE refuse DPO and FUA */
+static void cdb_dpofua_off(void)
+{
+	ut_dev.attrib.emulate_fua_write = 0;
+	set_bit(TCMX_GATE_NOFUA, &ut_dev.gate);
+	EXPECT(RUN(C(0x28, 0x08, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 3);
+	EXPECT(RUN(C(0x2a, 0x10, 0, 0, 0, 0, 0, 0, 1, 0), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 4);
+	EXPECT(RUN(C(0x88, 0x18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 4);
+	/* without the bits, and READ(6) whose byte 1 is the LBA: as ever */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	EXPECT(RUN(C(0x08, 0x18, 0, 0, 1, 0), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512 && ut_cmd.lba == 0x180000);
+	/* RSOC says so: READ(10) byte 1 usage 0x1e without DPO and FUA */
+	EXPECT(RUN(C(0xa3, 0x0c, 0x01, 0x28, 0, 0, 0, 0, 1, 0), 4096, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x00, 0x03, 0x00, 0x0a, 0x28, 0x06, 0xff);
+	clear_bit(TCMX_GATE_NOFUA, &ut_dev.gate);
+	ut_dev.attrib.emulate_fua_write = 1;
+	EXPECT(RUN(C(0x28, 0x18, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512 && ut_cmd.fua);
+}
+
 void ut_test_cdb(void)
 {
+	cdb_dpofua_off();
 	cdb_reserved_bits();
 	cdb_direction();
 	cdb_rsoc_all();

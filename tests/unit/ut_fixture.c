@@ -198,6 +198,8 @@ void ut_fixture_reset(void)
 	ut_dev.default_tg_pt_gp.id = 0;
 	ut_dev.default_tg_pt_gp.access_type = 3;
 	ut_dev.default_tg_pt_gp.supported = 0xdf;
+	INIT_LIST_HEAD(&ut_dev.tg_pt_gps);
+	list_add_tail(&ut_dev.default_tg_pt_gp.node, &ut_dev.tg_pt_gps);
 	ut_dev.export_count = 1;
 
 	memset(&ut_wwn, 0, sizeof(ut_wwn));
@@ -300,6 +302,11 @@ static const struct {
 	{ TCMX_SENSE_UA_REG_PREEMPTED,	  0x06, 0x2a, 0x05 },
 	{ TCMX_SENSE_UA_LUNS_CHANGED,	  0x06, 0x3f, 0x0e },
 	{ TCMX_SENSE_INVALID_IU_FIELD,	  0x05, 0x0e, 0x03 },
+	{ TCMX_SENSE_ALUA_TRANSITIONING,  0x02, 0x04, 0x0a },
+	{ TCMX_SENSE_ALUA_STANDBY,	  0x02, 0x04, 0x0b },
+	{ TCMX_SENSE_ALUA_UNAVAILABLE,	  0x02, 0x04, 0x0c },
+	{ TCMX_SENSE_ALUA_OFFLINE,	  0x02, 0x04, 0x12 },
+	{ TCMX_SENSE_UA_ALUA_CHANGED,	  0x06, 0x2a, 0x06 },
 };
 
 int ut_sense_kcq(const u8 *s, u8 *key, u8 *asc, u8 *ascq)

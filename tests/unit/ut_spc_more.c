@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Primary commands, continued: REPORT LUNS, MODE SENSE, REPORT TPGS */
+/* Primary commands, continued: REPORT LUNS, MODE SENSE, ALUA */
 #include "ut.h"
 
 #define IN	DMA_FROM_DEVICE
+#define OUT	DMA_TO_DEVICE
+#define NONE	DMA_NONE
 
 static void spc_report_luns(void)
 {
@@ -126,9 +128,10 @@ static void spc_report_tpgs(void)
 	ut_dev.default_tg_pt_gp.preferred = 1;
 	ut_dev.default_tg_pt_gp.implicit_trans_secs = 300;
 	EXPECT(RUN(C(0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 300), UT_GOOD);
-	CHECK(ut_cmd.xfer_len == 20);
-	CHECK_BYTES(0, 0, 0, 0, 16, 0x10, 0xff, 0, 0,
-		    0x80, 0xdf, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	CHECK(ut_cmd.xfer_len == 28);
+	CHECK_BYTES(0, 0, 0, 0, 24, 0x10, 0xff, 0, 0,
+		    0x80, 0xdf, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+		    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
 		    0x00, 0x00, 0x00, 0x04, UT_FILL);
 	/* length-only header, standby, explicit status */
 	ut_dev.default_tg_pt_gp.preferred = 0;
@@ -136,13 +139,14 @@ static void spc_report_tpgs(void)
 	ut_dev.default_tg_pt_gp.access_status = 1;
 	ut_dev.default_tg_pt_gp.id = 0x1234;
 	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), UT_GOOD);
-	CHECK(ut_cmd.xfer_len == 16);
-	CHECK_BYTES(0, 0, 0, 0, 12, 0x02, 0xdf, 0x12, 0x34,
-		    0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, UT_FILL);
+	CHECK(ut_cmd.xfer_len == 24);
+	CHECK_BYTES(0, 0, 0, 0, 20, 0x02, 0xdf, 0x12, 0x34,
+		    0x00, 0x01, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,
+		    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, UT_FILL);
 	/* allocation length clips */
 	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 0, 6), 256, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 6);
-	CHECK_BYTES(0, 0, 0, 0, 12, 0x02, 0xdf, UT_FILL);
+	CHECK_BYTES(0, 0, 0, 0, 20, 0x02, 0xdf, UT_FILL);
 	/* other MAINTENANCE IN actions, a reserved format, no ALUA */
 	EXPECT(RUN(C(0xa3, 0x05, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK(ut_sense[15] == 0xcc && ut_sense[16] == 0 && ut_sense[17] == 1);
@@ -152,8 +156,91 @@ static void spc_report_tpgs(void)
 	ut_fixture_reset();
 }
 
+/* an STPG parameter list: header, then one descriptor */
+static u8 stpg[8];
+
+static enum tcmx_status ut_stpg(u8 state, u16 id, u64 lun)
+{
+	memset(stpg, 0, sizeof(stpg));
+	stpg[4] = state;
+	stpg[6] = id >> 8;
+	stpg[7] = id;
+	return RUN_OUT(C(0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0), stpg, 8,
+		       8, lun);
+}
+
+/* a second group "b" (id 7) holds LUN 5 (relative port 2) */
+static void spc_alua_states(void)
+{
+	static struct tcmx_tg_pt_gp b = { .id = 7, .access_type = 3,
+					   .supported = 0xdf };
+
+	list_add_tail(&b.node, &ut_dev.tg_pt_gps);
+	ut_luns[1].tg_pt_gp = &b;
+	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 32);
+	CHECK_BYTES(0, 0, 0, 0, 28,
+		    0x00, 0xdf, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+		    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04,
+		    0x00, 0xdf, 0x00, 0x07, 0x00, 0x00, 0x00, 0x01,
+		    0x00, 0x00, 0x00, 0x02, UT_FILL);
+	/* Standby, implicitly: the gate's bit, a unit attention for all */
+	tcmx_alua_set_state(&ut_dev, &b, 2, 2, NULL);
+	CHECK(ut_dev.gate & BIT(TCMX_GATE_ALUA));
+	EXPECT(RUN(C(0, 0, 0, 0, 0, 0), 0, NONE, 5), TCMX_SENSE_UA_ALUA_CHANGED);
+	EXPECT(RUN(C(0, 0, 0, 0, 0, 0), 0, NONE, 5), TCMX_SENSE_ALUA_STANDBY);
+	CHECK_SENSE(0x70, 0, 0x02, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x04, 0x0b,
+		    0, 0, 0, 0);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 5), TCMX_SENSE_ALUA_STANDBY);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 36, 0), 36, IN, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 36);
+	EXPECT(RUN(C(0x1a, 0x08, 0x08, 0, 255), 255, IN, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32), 32, IN, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 32);
+	/* the other group's port serves, after its unit attention */
+	EXPECT(RUN(C(0, 0, 0, 0, 0, 0), 0, NONE, 0), TCMX_SENSE_UA_ALUA_CHANGED);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	/* Unavailable: not READ CAPACITY(16) either; Offline, Transitioning */
+	tcmx_alua_set_state(&ut_dev, &b, 3, 2, &ut_luns[1]);
+	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32), 32, IN, 5), TCMX_SENSE_ALUA_UNAVAILABLE);
+	EXPECT(RUN(C(0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0), 4, IN, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 4);
+	tcmx_alua_set_state(&ut_dev, &b, 14, 2, &ut_luns[1]);
+	EXPECT(RUN(C(0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0), 4, IN, 5), TCMX_SENSE_ALUA_OFFLINE);
+	tcmx_alua_set_state(&ut_dev, &b, 15, 2, &ut_luns[1]);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, OUT, 5), TCMX_SENSE_ALUA_TRANSITIONING);
+	EXPECT(ut_stpg(0, 7, 5), TCMX_SENSE_ALUA_TRANSITIONING);
+	/* SET TARGET PORT GROUPS from LUN 0: bad lists change nothing */
+	EXPECT(RUN(C(0, 0, 0, 0, 0, 0), 0, NONE, 0), TCMX_SENSE_UA_ALUA_CHANGED);
+	EXPECT(ut_stpg(0, 9, 0), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x80 && ut_sense[16] == 0 && ut_sense[17] == 6);
+	EXPECT(ut_stpg(14, 7, 0), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x8b && ut_sense[16] == 0 && ut_sense[17] == 4);
+	CHECK(b.access_state == 15);
+	EXPECT(RUN_OUT(C(0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0), stpg, 8, 8, 0), TCMX_SENSE_PARAM_LIST_LENGTH);
+	/* Active/Optimized: explicit status, the gate clear, LUN 5 told */
+	EXPECT(ut_stpg(0, 7, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 8);
+	CHECK(b.access_state == 0 && b.access_status == 1);
+	CHECK(!(ut_dev.gate & BIT(TCMX_GATE_ALUA)));
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 5), TCMX_SENSE_UA_ALUA_CHANGED);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	EXPECT(RUN(C(0, 0, 0, 0, 0, 0), 0, NONE, 0), UT_GOOD);
+	CHECK_NO_DATA();
+	/* a group without explicit ALUA, asked or asking */
+	b.access_type = 1;
+	EXPECT(ut_stpg(2, 7, 0), TCMX_SENSE_INVALID_PARAM_FIELD);
+	ut_dev.default_tg_pt_gp.access_type = 1;
+	EXPECT(ut_stpg(2, 0, 0), TCMX_SENSE_INVALID_OPCODE);
+	ut_fixture_reset();
+}
+
 void ut_test_spc_more(void)
 {
+	spc_alua_states();
 	spc_report_luns();
 	spc_report_many_luns();
 	spc_mode_sense();

@@ -232,6 +232,35 @@ size_t sg_pcopy_from_buffer(struct scatterlist *sg, unsigned int nents,
 			    const void *buf, size_t len, size_t skip);
 size_t sg_pcopy_to_buffer(struct scatterlist *sg, unsigned int nents,
 			  void *buf, size_t len, size_t skip);
+/* the mapping iterator: the segment in pieces of 4000 bytes, like the
+ * pages of a buffer that does not start on a page (pieces cut entries) */
+#define SG_MITER_ATOMIC		(1 << 0)
+#define SG_MITER_TO_SG		(1 << 1)
+struct sg_mapping_iter {
+	void *addr;
+	size_t length;
+	struct scatterlist *sg;
+	size_t pos;		/* where the next piece starts */
+};
+static inline void sg_miter_start(struct sg_mapping_iter *m,
+				  struct scatterlist *sg, unsigned int nents,
+				  unsigned int flags)
+{
+	m->addr = NULL;
+	m->length = 0;
+	m->sg = nents ? sg : NULL;
+	m->pos = 0;
+}
+static inline bool sg_miter_next(struct sg_mapping_iter *m)
+{
+	if (!m->sg || m->pos >= m->sg->len)
+		return false;
+	m->addr = m->sg->buf + m->pos;
+	m->length = m->sg->len - m->pos < 4000 ? m->sg->len - m->pos : 4000;
+	m->pos += m->length;
+	return true;
+}
+static inline void sg_miter_stop(struct sg_mapping_iter *m) { }
 #define sg_copy_from_buffer(sg, n, b, l)	sg_pcopy_from_buffer(sg, n, b, l, 0)
 #define sg_copy_to_buffer(sg, n, b, l)		sg_pcopy_to_buffer(sg, n, b, l, 0)
 

@@ -21,6 +21,7 @@
 #define RELEASE			0x17
 #define MODE_SENSE		0x1a
 #define START_STOP		0x1b
+#define RECEIVE_DIAGNOSTIC	0x1c
 #define SEND_DIAGNOSTIC		0x1d
 #define ALLOW_MEDIUM_REMOVAL	0x1e
 #define READ_CAPACITY		0x25

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ALUA across two loopback paths to one ramdisk (two I_T nexuses, two
+target ports): VPD 0x83's port and group designators, REPORT TARGET PORT
+GROUPS with every group and port, the access states enforced (Standby,
+Unavailable, Offline, Transitioning) with the commands each still serves,
+implicit transitions through configfs, explicit ones by SET TARGET PORT
+GROUPS and what it refuses, ASYMMETRIC ACCESS STATE CHANGED to the other
+nexus, and libiscsi's MultipathIO suite over both paths."""
+import os
+import struct
+
+import pytest
+
+import tcmxlib
+from tcmxlib import MiB, rd, sgcmd, wr
+
+pytestmark = pytest.mark.tcmx_only
+
+AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
+GOOD, CHECK = 0x00, 0x02
+TUR = [0, 0, 0, 0, 0, 0]
+READ10 = [0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0]
+WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
+RC16 = [0x9e, 0x10] + [0] * 11 + [32, 0, 0]
+MODE_SENSE6 = [0x1a, 0x08, 0x3f, 0, 255, 0]
+REPORT_LUNS = [0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
+INQUIRY = [0x12, 0, 0, 0, 96, 0]
+ALUA_CHANGED = (0x6, 0x2a, 0x06)
+STATE_SENSE = {2: (0x2, 0x04, 0x0b), 3: (0x2, 0x04, 0x0c),
+               14: (0x2, 0x04, 0x12), 15: (0x2, 0x04, 0x0a)}
+INVALID_PARAM = (0x5, 0x26, 0x00)
+PARAM_LEN = (0x5, 0x1a, 0x00)
+ILLEGAL_OPCODE = (0x5, 0x20, 0x00)
+
+
+def good(sg, cdb, din=0, dout=None):
+    st, sense, data = sgcmd(sg, cdb, din, dout)
+    assert st == GOOD, (cdb, st, sense.hex())
+    return data
+
+
+def check(sg, cdb, want, din=0, dout=None):
+    st, sense, _ = sgcmd(sg, cdb, din, dout)
+    assert st == CHECK and tcmxlib.kcq(sense) == want, \
+        (cdb, st, sense.hex())
+
+
+def attentions(sg):
+    """TEST UNIT READY until it is not a unit attention: those seen, and
+    the last (key, asc, ascq) or None for GOOD."""
+    seen = []
+    for _ in range(10):
+        st, sense, _ = sgcmd(sg, TUR)
+        k = tcmxlib.kcq(sense) if st == CHECK else None
+        if not k or k[0] != 0x6:
+            return seen, k
+        seen.append(k)
+    raise AssertionError("unit attentions do not stop: %s" % seen)
+
+
+def rtpg(sg, ext=False):
+    """REPORT TARGET PORT GROUPS: [(state, supported, id, status,
+    [rtpi...])], and the extended header's bytes 4-5."""
+    data = good(sg, [0xa3, 0x2a if ext else 0x0a, 0, 0, 0, 0, 0, 0, 4, 0,
+                     0, 0], din=1024)
+    n = struct.unpack(">I", data[:4])[0] + 4
+    assert n == len(data), data.hex()
+    at, groups = (8 if ext else 4), []
+    while at < n:
+        d = data[at:at + 8]
+        ports = [struct.unpack(">H", data[at + 8 + 4 * i + 2:
+                                           at + 8 + 4 * i + 4])[0]
+                 for i in range(d[7])]
+        groups.append((d[0] & 0x0f, d[1], struct.unpack(">H", d[2:4])[0],
+                       d[5], ports))
+        at += 8 + 4 * d[7]
+    return groups, (data[4:6] if ext else None)
+
+
+def designators(sg):
+    """{type: value} of VPD 0x83's relative port (4) and group (5)."""
+    data = good(sg, [0x12, 1, 0x83, 0, 255, 0], din=255)
+    at, out = 4, {}
+    while at < len(data):
+        kind, ln = data[at + 1] & 0x0f, data[at + 3]
+        if kind in (4, 5):
+            out[kind] = struct.unpack(">H", data[at + 6:at + 8])[0]
+        at += 4 + ln
+    return out
+
+
+def stpg(*descs):
+    """SET TARGET PORT GROUPS of (state, group id) descriptors."""
+    data = bytes(4) + b"".join(struct.pack(">BBH", s, 0, g)
+                               for s, g in descs)
+    return [0xa4, 0x0a, 0, 0, 0, 0] + list(struct.pack(">I", len(data))) + \
+        [0, 0], data
+
+
+@pytest.fixture
+def paths(stack):
+    """A 16 MiB ramdisk behind two loopback targets A and B (no sd: only
+    /dev/sgN); B's LUN in group "b" (id 1), A's in default_tg_pt_gp."""
+    wr(AUTOPROBE, "0")
+    try:
+        so = tcmxlib.mk_rd("alua0", 16 * MiB)
+        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
+        tcmxlib.link_lun(ta, 0, so)
+        tcmxlib.link_lun(tb, 0, so)
+        g = so + "/alua/b/"
+        os.mkdir(g)
+        wr(g + "tg_pt_gp_id", "1")
+        wr(tb + "/lun/lun_0/alua_tg_pt_gp", "b")
+        d = dict(so=so, g=g, dg=so + "/alua/default_tg_pt_gp/",
+                 a=tcmxlib.sgdev(ta, 0), b=tcmxlib.sgdev(tb, 0))
+        attentions(d["a"])
+        attentions(d["b"])
+        yield d
+    finally:
+        wr(AUTOPROBE, "1")
+
+
+def test_rtpg_lists_every_group_and_port(paths):
+    a, b = paths["a"], paths["b"]
+    da, db = designators(a), designators(b)
+    assert da[5] == 0 and db[5] == 1, (da, db)
+    assert da[4] != db[4]
+    # T_SUP U_SUP S_SUP AN_SUP AO_SUP: a new group's alua_support_*
+    want = [(0, 0x8f, 0, 0, [da[4]]), (0, 0x8f, 1, 0, [db[4]])]
+    for sg in (a, b):
+        assert rtpg(sg)[0] == want
+    wr(paths["dg"] + "implicit_trans_secs", "200")
+    groups, hdr = rtpg(a, ext=True)
+    assert hdr == bytes([0x10, 200]) and len(groups) == 2
+
+
+@pytest.mark.parametrize("state", [2, 3, 14, 15])
+def test_access_state_enforced(paths, state):
+    a, b, g = paths["a"], paths["b"], paths["g"]
+    wr(g + "alua_support_offline", "1")
+    wr(g + "alua_access_state", str(state))
+    assert rd(g + "alua_access_status").strip() == "Altered by Implicit ALUA"
+    # both nexuses are told; A's port still serves
+    assert attentions(a) == ([ALUA_CHANGED], None)
+    good(a, READ10, din=512)
+    seen, last = attentions(b)
+    assert seen == [ALUA_CHANGED] and last == STATE_SENSE[state]
+    check(b, READ10, STATE_SENSE[state], din=512)
+    check(b, WRITE10, STATE_SENSE[state], dout=bytes(512))
+    # what every state still answers
+    good(b, INQUIRY, din=96)
+    good(b, REPORT_LUNS, din=256)
+    groups, _ = rtpg(b)
+    assert groups[1][0] == state
+    # Standby only: mode pages and READ CAPACITY(16)
+    if state == 2:
+        good(b, MODE_SENSE6, din=255)
+        good(b, RC16, din=32)
+    else:
+        check(b, MODE_SENSE6, STATE_SENSE[state], din=255)
+        check(b, RC16, STATE_SENSE[state], din=32)
+    wr(g + "alua_access_state", "0")
+    assert attentions(b) == ([ALUA_CHANGED], None)
+    good(b, READ10, din=512)
+    good(b, WRITE10, dout=bytes(512))
+
+
+def test_set_target_port_groups(paths):
+    a, b, g, dg = paths["a"], paths["b"], paths["g"], paths["dg"]
+    # from A: B's group to Standby; A is not told, B is
+    cdb, data = stpg((2, 1))
+    good(a, cdb, dout=data)
+    assert rd(g + "alua_access_state").strip() == "2"
+    assert rd(g + "alua_access_status").strip() == "Altered by Explicit STPG"
+    assert attentions(a) == ([], None)
+    assert attentions(b) == ([ALUA_CHANGED], STATE_SENSE[2])
+    # refused lists change nothing: an unknown group, a state that is not
+    # an explicit one, a length that is not whole descriptors
+    for descs in (((0, 9),), ((0, 1), (14, 0)), ((15, 1),)):
+        cdb, data = stpg(*descs)
+        check(a, cdb, INVALID_PARAM, dout=data)
+    cdb, data = stpg((0, 1))
+    cdb[9] = 6
+    check(a, cdb, PARAM_LEN, dout=data[:6])
+    assert rd(g + "alua_access_state").strip() == "2"
+    assert rd(dg + "alua_access_state").strip() == "0"
+    # a Standby port may ask too: B brings its group back
+    cdb, data = stpg((0, 1))
+    good(b, cdb, dout=data)
+    assert attentions(a) == ([ALUA_CHANGED], None)
+    assert attentions(b) == ([], None)
+    good(b, READ10, din=512)
+    # implicit-only groups: not by STPG
+    wr(g + "alua_access_type", "1")
+    cdb, data = stpg((2, 1))
+    check(a, cdb, INVALID_PARAM, dout=data)
+    wr(dg + "alua_access_type", "1")
+    check(a, cdb, ILLEGAL_OPCODE, dout=data)
+    assert rd(g + "alua_access_state").strip() == "0"
+
+
+def test_tpgs_follows_alua_access_type(paths):
+    for t, tpgs in ((0, 0), (1, 1), (2, 2), (3, 3)):
+        wr(paths["dg"] + "alua_access_type", str(t))
+        assert good(paths["a"], INQUIRY, din=96)[5] >> 4 & 3 == tpgs
+
+
+def test_libiscsi_multipath_suite(paths):
+    """MultipathIO with the second path as the second device."""
+    p = tcmxlib.run(["timeout", "600", "iscsi-test-cu", "--dataloss", "-t",
+                     "ALL.MultipathIO", paths["a"], paths["b"]],
+                    check=False, timeout=700)
+    out = p.stdout + p.stderr
+    tests = tcmxlib.libiscsi_parse(out)
+    print(out)
+    assert tests, out
+    res = {t: r for t, r, _ in tests}
+    assert all(r in ("passed", "skipped") for r in res.values()), res
+    assert res.get("Simple") == "passed", res
