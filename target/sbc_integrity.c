@@ -458,6 +458,9 @@ static enum tcmx_status integ_parse_verify(struct tcmx_cmd *cmd)
 	if (bytchk == 2)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					1, 2);
+	/* SBC-4: VERIFICATION LENGTH within the MAXIMUM TRANSFER LENGTH */
+	if (cmd->nr_blocks > cmd->dev->attrib.hw_max_sectors)
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
 	if (!bytchk || !cmd->nr_blocks) {
 		cmd->execute = tcmx_execute_nop;
 		return TCMX_GOOD;

@@ -455,7 +455,8 @@ static enum tcmx_status xc_extended_copy_work(struct tcmx_cmd *cmd)
 out:
 	kfree(p);
 	if (status == TCMX_GOOD)
-		cmd->xfer_len = get_unaligned_be32(&cmd->cdb[10]);
+		cmd->xfer_len = min(get_unaligned_be32(&cmd->cdb[10]),
+				    cmd->data_len);
 	return status;
 }
 

@@ -42,6 +42,15 @@ enum tcmx_status ut_stub_sync(struct tcmx_cmd *cmd);
 #define UT_BAD_SENSE	(-4)	/* malformed, or a code no row names */
 
 void ut_fixture_reset(void);
+/* ut_fixture.c: set @cmd up as a fabric submits it; parse and execute it */
+void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
+		    struct scatterlist *sg, u32 data_len,
+		    enum dma_data_direction dir, u64 lun_id, u8 *sense);
+#define UT_NO_EXECUTE	(-6)	/* parse gave GOOD without ->execute, ->desc */
+int ut_cmd_exec(struct tcmx_cmd *cmd);
+/* key/ASC/ASCQ of sense data (-1: not 70h/72h); their enum tcmx_sense */
+int ut_sense_kcq(const u8 *s, u8 *key, u8 *asc, u8 *ascq);
+int ut_sense_code(u8 key, u8 asc, u8 ascq);
 int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 	   enum dma_data_direction dir, u64 lun_id);
 void ut_expect(const char *file, int line, int got, int want);

@@ -134,6 +134,19 @@ static void integ_verify_cases(void)
 	CHECK_MISCOMPARE(2 * 512 + 5);
 	EXPECT(RUN(C(0x2f, 0x06, 0, 0, 0, 8, 0, 0, 4), 511, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK(fake_writes == 0);
+
+	/*
+	 * The VERIFICATION LENGTH is bounded by the MAXIMUM TRANSFER LENGTH
+	 * (hw_max_sectors), whatever BYTCHK: else one BYTCHK 3 command could
+	 * walk 2^32 blocks (found by fuzz_cdb)
+	 */
+	ut_dev.attrib.hw_max_sectors = 8;
+	EXPECT(RUN(C(0x8f, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0xaf, 0x06, 0, 0, 0, 0, 0, 0x10, 0, 0), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x2f, 0, 0, 0, 0, 0, 0, 0, 9), 0, NONE, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x8f, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8), 512, OUT, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	ut_dev.attrib.hw_max_sectors = 4294967288u;
 }
 
 static void integ_write_cases(void)

@@ -188,6 +188,14 @@ static void xcopy_same_device(void)
 	CHECK_BYTES(0, 0, 0, 0, 8, 0x01, 0, 1, 0, 0, 0, 0x20, 0, UT_FILL);
 	EXPECT(RCR(0x00, 1, 255), TCMX_SENSE_INVALID_CDB_FIELD);
 	XT_FIELD(0x24, 0xc0, 2);
+	/*
+	 * A PARAMETER LIST LENGTH beyond the buffer: no more reported moved
+	 * than the buffer holds (found by fuzz_cdb)
+	 */
+	len = xt_list_of(0, 3, 1, &ut_dev, &ut_dev, 1, 0, 0, 1, 100, 4000);
+	EXPECT(RUN(C(0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, len), len,
+		   OUT, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == len);
 }
 
 /* overlapping upwards: every block read before it is overwritten */
