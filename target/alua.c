@@ -484,6 +484,8 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 			lun->tg_pt_gp->nr_members--;
 		new->nr_members++;
 		WRITE_ONCE(lun->tg_pt_gp, new);
+		/* VPD 0x83's target port group designator is another one */
+		tcmx_ua_add(lun, dev, TCMX_SENSE_UA_INQUIRY_CHANGED);
 	}
 	mutex_unlock(&dev->lock);
 	return ret;

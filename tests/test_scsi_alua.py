@@ -5,7 +5,8 @@ GROUPS with every group and port, the access states enforced (Standby,
 Unavailable, Offline, Transitioning) with the commands each still serves,
 implicit transitions through configfs, explicit ones by SET TARGET PORT
 GROUPS and what it refuses, ASYMMETRIC ACCESS STATE CHANGED to the other
-nexus, and libiscsi's MultipathIO suite over both paths."""
+nexus, INQUIRY DATA HAS CHANGED when a LUN changes group, and libiscsi's
+MultipathIO suite over both paths."""
 import os
 import struct
 
@@ -26,6 +27,7 @@ MODE_SENSE6 = [0x1a, 0x08, 0x3f, 0, 255, 0]
 REPORT_LUNS = [0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
 INQUIRY = [0x12, 0, 0, 0, 96, 0]
 ALUA_CHANGED = (0x6, 0x2a, 0x06)
+INQUIRY_CHANGED = (0x6, 0x3f, 0x03)
 STATE_SENSE = {2: (0x2, 0x04, 0x0b), 3: (0x2, 0x04, 0x0c),
                14: (0x2, 0x04, 0x12), 15: (0x2, 0x04, 0x0a)}
 INVALID_PARAM = (0x5, 0x26, 0x00)
@@ -112,7 +114,8 @@ def paths(stack):
         wr(g + "tg_pt_gp_id", "1")
         wr(tb + "/lun/lun_0/alua_tg_pt_gp", "b")
         d = dict(so=so, g=g, dg=so + "/alua/default_tg_pt_gp/",
-                 a=tcmxlib.sgdev(ta, 0), b=tcmxlib.sgdev(tb, 0))
+                 lb=tb + "/lun/lun_0", a=tcmxlib.sgdev(ta, 0),
+                 b=tcmxlib.sgdev(tb, 0))
         attentions(d["a"])
         attentions(d["b"])
         yield d
@@ -132,6 +135,22 @@ def test_rtpg_lists_every_group_and_port(paths):
     wr(paths["dg"] + "implicit_trans_secs", "200")
     groups, hdr = rtpg(a, ext=True)
     assert hdr == bytes([0x10, 200]) and len(groups) == 2
+
+
+def test_group_change_is_inquiry_data_changed(paths):
+    """Moving B's LUN to another group changes its VPD 0x83: INQUIRY DATA
+    HAS CHANGED to B alone."""
+    a, b = paths["a"], paths["b"]
+    wr(paths["lb"] + "/alua_tg_pt_gp", "default_tg_pt_gp")
+    assert attentions(b) == ([INQUIRY_CHANGED], None)
+    assert attentions(a) == ([], None)
+    assert designators(b)[5] == 0
+    wr(paths["lb"] + "/alua_tg_pt_gp", "b")
+    assert attentions(b) == ([INQUIRY_CHANGED], None)
+    assert designators(b)[5] == 1
+    # the same group again changes nothing
+    wr(paths["lb"] + "/alua_tg_pt_gp", "b")
+    assert attentions(b) == ([], None)
 
 
 @pytest.mark.parametrize("state", [2, 3, 14, 15])
