@@ -14,9 +14,10 @@
  * reservation exists (persistent or SPC-2) TCMX_GATE_PR is set and the
  * gate calls tcmx_pr_check(); registrations alone cost nothing.
  *
- * Not supported (refused, and REPORT CAPABILITIES says so): APTPL
- * (PTPL_C 0), SPEC_I_PT (SIP_C 0), ALL_TG_PT (ATP_C 0) and REGISTER AND
- * MOVE (no row: INVALID FIELD IN CDB).  PREEMPT AND ABORT preempts as
+ * REGISTER AND MOVE finds its destination nexus among the device's LUNs
+ * by relative target port identifier and the TransportID of the TPG's
+ * nexus.  Not supported (refused, and REPORT CAPABILITIES says so): APTPL
+ * (PTPL_C 0), SPEC_I_PT (SIP_C 0) and ALL_TG_PT (ATP_C 0).  PREEMPT AND ABORT preempts as
  * PREEMPT does; the preempted nexuses' tasks are not aborted (none stay
  * queued in the core beyond a deferred command).
  */
@@ -55,6 +56,7 @@
 #define PRO_PREEMPT		0x04
 #define PRO_PREEMPT_AND_ABORT	0x05
 #define PRO_REGISTER_IGNORE	0x06
+#define PRO_REGISTER_AND_MOVE	0x07
 
 /* reservation types */
 #define PR_TYPE_WE		0x1	/* write exclusive */
@@ -68,6 +70,8 @@
 #define PRO_SPEC_I_PT		BIT(3)	/* byte 20 */
 #define PRO_ALL_TG_PT		BIT(2)
 #define PRO_APTPL		BIT(0)
+#define PRO_MOVE_UNREG		BIT(1)	/* REGISTER AND MOVE, byte 17 */
+#define PRO_MOVE_APTPL		BIT(0)
 
 /* one registered I_T nexus */
 struct tcmx_pr_reg {
@@ -577,6 +581,126 @@ done:
 	return TCMX_GOOD;
 }
 
+/* Does the TransportID @tid (@len bytes) name @lun's initiator port? */
+static bool pr_tid_matches(struct tcmx_lun *lun, const u8 *tid, u32 len)
+{
+	u8 own[PRI_TID_ISCSI_HDR + PRI_MAX_NAME];
+	u32 n = pr_transport_id(lun, own);
+	size_t name_len;
+
+	if (len < PRI_TID_ISCSI_HDR || (tid[0] & 0x0f) != (own[0] & 0x0f))
+		return false;
+	if ((own[0] & 0x0f) != 0x05)			/* SAS, FC: 24 bytes */
+		return len >= n && !memcmp(own, tid, n);
+	/* iSCSI: the name, case aside, up to its NUL or ",i,0x" */
+	name_len = strnlen(tid + PRI_TID_ISCSI_HDR, len - PRI_TID_ISCSI_HDR);
+	return name_len == strlen(own + PRI_TID_ISCSI_HDR) &&
+	       !strncasecmp(tid + PRI_TID_ISCSI_HDR, own + PRI_TID_ISCSI_HDR,
+			    name_len);
+}
+
+/* dev->lock held: the LUN of @dev behind relative port @rtpi named @tid */
+static struct tcmx_lun *pr_find_nexus(struct tcmx_dev *dev, u16 rtpi,
+				      const u8 *tid, u32 len)
+{
+	struct tcmx_lun *lun;
+
+	list_for_each_entry(lun, &dev->luns, dev_node)
+		if (lun->rtpi == rtpi && pr_tid_matches(lun, tid, len))
+			return lun;
+	return NULL;
+}
+
+/*
+ * REGISTER AND MOVE (SPC-4 5.13.8): the holder registers the nexus the
+ * TransportID and RELATIVE TARGET PORT IDENTIFIER name (with the service
+ * action key, unless it is registered already) and hands it the
+ * reservation, of the same type; UNREG drops the holder's registration.
+ */
+static enum tcmx_status pr_move_locked(struct tcmx_cmd *cmd, const u8 *p,
+				       u32 tid_len, struct tcmx_pr_reg **newp,
+				       struct tcmx_pr_reg **oldp)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_pr_reg *src = pr_find(dev, cmd->lun), *dst;
+	u64 sa_key = get_unaligned_be64(&p[8]);
+	struct tcmx_lun *to;
+
+	if ((dev->spc2_holder && dev->spc2_holder != cmd->lun) || !src ||
+	    src->key != get_unaligned_be64(&p[0]) || !dev->pr_holder ||
+	    !pr_is_holder(dev, src) || pr_type_all_reg(dev->pr_type))
+		return TCMX_CONFLICT;
+	if (!sa_key)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					false, 8, TCMX_NO_BIT);
+	to = pr_find_nexus(dev, get_unaligned_be16(&p[18]),
+			   &p[PRO_PARAM_LEN], tid_len);
+	if (!to)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					false, 18, TCMX_NO_BIT);
+	if (to == cmd->lun)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					false, PRO_PARAM_LEN, TCMX_NO_BIT);
+	dst = pr_find(dev, to);
+	if (!dst) {
+		dst = *newp;
+		*newp = NULL;
+		dst->lun = to;
+		dst->key = sa_key;
+		dst->generation = dev->pr_generation;
+		list_add_tail(&dst->node, &dev->pr_regs);
+	}
+	dev->pr_holder = dst;
+	if (p[17] & PRO_MOVE_UNREG) {
+		pr_unregister(dev, src, false);
+		*oldp = src;
+	}
+	dev->pr_generation++;
+	return TCMX_GOOD;
+}
+
+static enum tcmx_status pr_register_move(struct tcmx_cmd *cmd, u32 param_len)
+{
+	u32 max = PRO_PARAM_LEN + PRI_TID_ISCSI_HDR + PRI_MAX_NAME;
+	struct tcmx_pr_reg *new = NULL, *old = NULL;
+	struct tcmx_dev *dev = cmd->dev;
+	enum tcmx_status status;
+	u8 *p;
+
+	if (param_len < PRO_PARAM_LEN || param_len > max)
+		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
+	p = kmalloc(param_len, GFP_KERNEL);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!p || !new) {
+		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+		goto out;
+	}
+	if (tcmx_cmd_copy_from_sgl(cmd, p, param_len) < param_len ||
+	    get_unaligned_be32(&p[20]) != param_len - PRO_PARAM_LEN) {
+		status = tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
+		goto out;
+	}
+	if (p[17] & PRO_MOVE_APTPL) {
+		status = tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					  false, 17, 0);
+		goto out;
+	}
+	/* dev->luns: dev->lock, taken before the PR locks as lun.c does */
+	mutex_lock(&dev->lock);
+	mutex_lock(&dev->pr_mutex);
+	spin_lock_irq(&dev->pr_lock);
+	status = pr_move_locked(cmd, p, param_len - PRO_PARAM_LEN, &new, &old);
+	pr_update_gate(dev);
+	spin_unlock_irq(&dev->pr_lock);
+	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&dev->lock);
+out:
+	kfree(p);
+	kfree(new);
+	kfree(old);
+	return status;
+}
+
 static enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 {
 	u32 param_len = get_unaligned_be32(&cmd->cdb[5]);
@@ -587,6 +711,8 @@ static enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 	struct pr_out o;
 	LIST_HEAD(gone);
 
+	if (sa == PRO_REGISTER_AND_MOVE)
+		return pr_register_move(cmd, param_len);
 	if (param_len < PRO_PARAM_LEN ||
 	    tcmx_cmd_copy_from_sgl(cmd, p, PRO_PARAM_LEN) < PRO_PARAM_LEN)
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
@@ -755,6 +881,8 @@ struct tcmx_cmd_desc tcmx_pr_cmds[] = {
 	PRO_ROW(PRO_REGISTER_IGNORE,
 		"PERSISTENT RESERVE OUT - REGISTER AND IGNORE EXISTING KEY",
 		0xff),
+	PRO_ROW(PRO_REGISTER_AND_MOVE,
+		"PERSISTENT RESERVE OUT - REGISTER AND MOVE", 0xff),
 	{ .opcode = PR_OP_RESERVE_6, .len = 6, .dir = DMA_NONE,
 	  .flags = TCMX_CMD_LUN, .name = "RESERVE(6)",
 	  .usage = { PR_OP_RESERVE_6, 0x00, 0x00, 0x00, 0x00, 0x00 },

@@ -547,6 +547,20 @@ def sgcmd(path, cdb, din=0, dout=None):
     return st, sense, data
 
 
+def vpd83_ports(sg):
+    """{designator type: value} of VPD 0x83's relative target port (4) and
+    target port group (5) designators."""
+    st, sense, data = sgcmd(sg, [0x12, 1, 0x83, 0, 255, 0], din=255)
+    assert st == 0, sense
+    at, out = 4, {}
+    while at + 8 <= len(data):
+        kind, ln = data[at + 1] & 0x0f, data[at + 3]
+        if kind in (4, 5):
+            out[kind] = int.from_bytes(data[at + 6:at + 8], "big")
+        at += 4 + ln
+    return out
+
+
 def kcq(sense):
     """(key, asc, ascq) of fixed or descriptor sense data."""
     if not sense:

@@ -79,18 +79,6 @@ def rtpg(sg, ext=False):
     return groups, (data[4:6] if ext else None)
 
 
-def designators(sg):
-    """{type: value} of VPD 0x83's relative port (4) and group (5)."""
-    data = good(sg, [0x12, 1, 0x83, 0, 255, 0], din=255)
-    at, out = 4, {}
-    while at < len(data):
-        kind, ln = data[at + 1] & 0x0f, data[at + 3]
-        if kind in (4, 5):
-            out[kind] = struct.unpack(">H", data[at + 6:at + 8])[0]
-        at += 4 + ln
-    return out
-
-
 def stpg(*descs):
     """SET TARGET PORT GROUPS of (state, group id) descriptors."""
     data = bytes(4) + b"".join(struct.pack(">BBH", s, 0, g)
@@ -125,7 +113,7 @@ def paths(stack):
 
 def test_rtpg_lists_every_group_and_port(paths):
     a, b = paths["a"], paths["b"]
-    da, db = designators(a), designators(b)
+    da, db = tcmxlib.vpd83_ports(a), tcmxlib.vpd83_ports(b)
     assert da[5] == 0 and db[5] == 1, (da, db)
     assert da[4] != db[4]
     # T_SUP U_SUP S_SUP AN_SUP AO_SUP: a new group's alua_support_*
@@ -144,10 +132,10 @@ def test_group_change_is_inquiry_data_changed(paths):
     wr(paths["lb"] + "/alua_tg_pt_gp", "default_tg_pt_gp")
     assert attentions(b) == ([INQUIRY_CHANGED], None)
     assert attentions(a) == ([], None)
-    assert designators(b)[5] == 0
+    assert tcmxlib.vpd83_ports(b)[5] == 0
     wr(paths["lb"] + "/alua_tg_pt_gp", "b")
     assert attentions(b) == ([INQUIRY_CHANGED], None)
-    assert designators(b)[5] == 1
+    assert tcmxlib.vpd83_ports(b)[5] == 1
     # the same group again changes nothing
     wr(paths["lb"] + "/alua_tg_pt_gp", "b")
     assert attentions(b) == ([], None)

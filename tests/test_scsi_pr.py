@@ -305,6 +305,46 @@ def test_emulate_pr_off(two):
         wr(two["so"] + "/attrib/emulate_pr", "1")
 
 
+def test_register_and_move(two):
+    """A's reservation moves to B's nexus (TransportID of B's initiator
+    port, B's relative target port) with sg_persist; UNREG moves it back
+    and drops B's registration."""
+    a, b, nb = two["a"], two["b"], two["nb"]
+
+    def persist(dev, *args):
+        return tcmxlib.run(["sg_persist", "-n"] + list(args) + [dev])
+
+    persist(a, "--out", "--register", "--param-sark=0xa1")
+    persist(a, "--out", "--reserve", "--param-rk=0xa1", "--prout-type=1")
+    persist(a, "--out", "--register-move", "--param-rk=0xa1",
+            "--param-sark=0xb2", "--prout-type=1",
+            "--relative-target-port=%d" % tcmxlib.vpd83_ports(b)[4],
+            "--transport-id=sas," + nb[4:20])
+    for dev in (a, b):
+        out = persist(dev, "--in", "--read-reservation").stdout
+        assert "Key=0xb2" in out and "Write Exclusive" in out, out
+        out = persist(dev, "--in", "--read-keys").stdout
+        assert "0xa1" in out and "0xb2" in out, out
+    assert sgcmd(b, WRITE10, dout=bytes(512))[0] == GOOD
+    assert sgcmd(a, WRITE10, dout=bytes(512))[0] == CONFLICT
+    # a TransportID that names no nexus behind that port: 05/26/00
+    p = tcmxlib.run(["sg_persist", "-n", "--out", "--register-move",
+                     "--param-rk=0xb2", "--param-sark=0xc3",
+                     "--prout-type=1", "--relative-target-port=%d" %
+                     tcmxlib.vpd83_ports(a)[4],
+                     "--transport-id=sas,5001405000000000", b], check=False)
+    assert p.returncode != 0, p
+    persist(b, "--out", "--register-move", "--param-rk=0xb2",
+            "--param-sark=0xc3", "--prout-type=1", "--unreg",
+            "--relative-target-port=%d" % tcmxlib.vpd83_ports(a)[4],
+            "--transport-id=sas," + two["na"][4:20])
+    out = persist(b, "--in", "--read-keys").stdout
+    assert "0xa1" in out and "0xb2" not in out, out
+    out = persist(b, "--in", "--read-reservation").stdout
+    assert "Key=0xa1" in out, out
+    persist(a, "--out", "--clear", "--param-rk=0xa1")
+
+
 def test_sg_persist(two):
     a, b = two["a"], two["b"]
     tcmxlib.run(["sg_persist", "--out", "--register", "--param-sark=0x1234",

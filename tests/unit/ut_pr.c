@@ -186,7 +186,7 @@ static void pr_fields(void)
 	CHECK(ut_cmd.xfer_len == 8);
 	CHECK_BYTES(0, 0, 8, 0x10, 0x80, 0xea, 0x01, 0, 0);
 	EXPECT(prin(A, 4, 64), TCMX_SENSE_INVALID_CDB_FIELD);
-	EXPECT(prout(A, 7, 0, 1, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(prout(A, 8, 0, 1, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	memset(pr_param, 0, sizeof(pr_param));
 	pr_param[15] = 1;
 	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 23, 0), pr_param, 23, 23,
@@ -243,6 +243,76 @@ static void pr_spc2(void)
 	CHECK(!ut_dev.gate);
 }
 
+/* REGISTER AND MOVE from @lun to relative port @rtpi, a SAS TransportID */
+static u8 mv_param[48];
+
+static int prmove(u64 lun, u64 key, u64 sa_key, u8 byte17, u16 rtpi,
+		  u32 len)
+{
+	memset(mv_param, 0, sizeof(mv_param));
+	put_unaligned_be64(key, &mv_param[0]);
+	put_unaligned_be64(sa_key, &mv_param[8]);
+	mv_param[17] = byte17;
+	put_unaligned_be16(rtpi, &mv_param[18]);
+	put_unaligned_be32(24, &mv_param[20]);
+	mv_param[24] = 0x06;				/* SAS */
+	put_unaligned_be64(0x5001405abcdef012ULL, &mv_param[28]);
+	return RUN_OUT(C(0x5f, 7, 1, 0, 0, 0, 0, 0, len, 0), mv_param, len,
+		       len, lun);
+}
+
+static void pr_register_and_move(void)
+{
+	static const u8 block[512];
+
+	ut_tpg.nexus_name = "naa.5001405abcdef012";
+	EXPECT(prout(A, 0, 0, 0xa, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(prout(A, 1, 0xa, 0, 1), UT_GOOD);		/* WE */
+	CHECK(ut_cmd.xfer_len == 24);
+	/* not the holder, not its key: conflicts; bad lists: refused */
+	EXPECT(prmove(B, 0xb, 0xb, 0, 1, 48), UT_CONFLICT);
+	EXPECT(prmove(A, 0xb, 0xb, 0, 2, 48), UT_CONFLICT);
+	EXPECT(prmove(A, 0xa, 0, 0, 2, 48), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x80 && ut_sense[16] == 0 && ut_sense[17] == 8);
+	EXPECT(prmove(A, 0xa, 0xb, 0, 9, 48), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[17] == 18);
+	EXPECT(prmove(A, 0xa, 0xb, 0, 1, 48), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[17] == 24);
+	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 40), TCMX_SENSE_PARAM_LIST_LENGTH);
+	EXPECT(prmove(A, 0xa, 0xb, 1, 2, 48), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x88 && ut_sense[17] == 17);
+	CHECK(ut_dev.pr_generation == 1);
+	/* to B: registered with the service action key, the holder */
+	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 48), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 48);
+	EXPECT(prin(A, 1, 64), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0, 2, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0xb,
+		    0, 0, 0, 0, 0, 0x01, 0, 0);
+	EXPECT(RUN_OUT(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0), block, 512, 512, A),
+	       UT_CONFLICT);
+	EXPECT(RUN_OUT(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0), block, 512, 512, B),
+	       UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	/* back to A, which keeps its key; UNREG drops B */
+	EXPECT(prmove(B, 0xb, 0xc, 0x02, 1, 48), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 48);
+	EXPECT(prin(B, 0, 64), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0, 3, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0xa);
+	EXPECT(prin(B, 1, 64), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0, 3, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0xa,
+		    0, 0, 0, 0, 0, 0x01, 0, 0);
+	/* an all-registrants reservation cannot move */
+	EXPECT(prout(A, 2, 0xa, 0, 1), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(prout(A, 1, 0xa, 0, 7), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 48), UT_CONFLICT);
+	EXPECT(prout(A, 3, 0xa, 0, 0), UT_GOOD);		/* CLEAR */
+	CHECK(ut_cmd.xfer_len == 24 && !ut_dev.gate);
+	ut_tpg.nexus_name = NULL;
+}
+
 void ut_test_pr(void)
 {
 	ut_dev.attrib.emulate_pr = 1;
@@ -258,6 +328,8 @@ void ut_test_pr(void)
 	pr_all_registrants();
 	ut_dev.pr_generation = 0;
 	pr_fields();
+	ut_dev.pr_generation = 0;
+	pr_register_and_move();
 	pr_spc2();
 	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
 	tcmx_pr_lun_gone(&ut_luns[1], &ut_dev);
