@@ -73,24 +73,24 @@ def mpath(stack):
     ALUA group "b" (id 1); the multipath map over /dev/sdA and /dev/sdB."""
     for m in ("dm_multipath", "dm_round_robin", "scsi_dh_alua"):
         run(["modprobe", m])
-    os.makedirs("/etc/multipath", exist_ok=True)
-    with open("/etc/multipath.conf", "w") as f:
-        f.write(CONF)
-    so = tcmxlib.mk_rd("mp0", 64 * MiB)
-    ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
-    tcmxlib.link_lun(ta, 0, so)
-    tcmxlib.link_lun(tb, 0, so)
-    os.mkdir(so + "/alua/b")
-    wr(so + "/alua/b/tg_pt_gp_id", "1")
-    wr(tb + "/lun/lun_0/alua_tg_pt_gp", "b")
-    da, db = tcmxlib.disk(ta, 0), tcmxlib.disk(tb, 0)
-    tcmxlib.tur(da)
-    tcmxlib.tur(db)
-    # scsi_dh_alua read B's group (0) from VPD 0x83 when the LUN appeared;
-    # a rescan has it read it again (1)
-    wr("/sys/block/%s/device/rescan" % os.path.basename(db), "1")
-    sh("/lib/systemd/systemd-udevd --daemon")
     try:
+        os.makedirs("/etc/multipath", exist_ok=True)
+        with open("/etc/multipath.conf", "w") as f:
+            f.write(CONF)
+        so = tcmxlib.mk_rd("mp0", 64 * MiB)
+        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
+        tcmxlib.link_lun(ta, 0, so)
+        tcmxlib.link_lun(tb, 0, so)
+        os.mkdir(so + "/alua/b")
+        wr(so + "/alua/b/tg_pt_gp_id", "1")
+        wr(tb + "/lun/lun_0/alua_tg_pt_gp", "b")
+        da, db = tcmxlib.disk(ta, 0), tcmxlib.disk(tb, 0)
+        tcmxlib.tur(da)
+        tcmxlib.tur(db)
+        # scsi_dh_alua read B's group (0) from VPD 0x83 when the LUN
+        # appeared; a rescan has it read it again (1)
+        wr("/sys/block/%s/device/rescan" % os.path.basename(db), "1")
+        sh("/lib/systemd/systemd-udevd --daemon")
         sh("udevadm trigger --action=add --subsystem-match=block "
            "--subsystem-match=scsi && udevadm settle -t 60")
         sh("multipathd")
@@ -110,7 +110,29 @@ def mpath(stack):
         time.sleep(1)
         sh("multipath -F", check=False)
         sh("udevadm control --exit", check=False)
-        os.unlink("/etc/multipath.conf")
+        if os.path.exists("/etc/multipath.conf"):
+            os.unlink("/etc/multipath.conf")
+        unload_dm()
+
+
+DM_MODULES = ("scsi_dh_alua", "dm_round_robin", "dm_multipath")
+
+
+def unload_dm():
+    """Nothing of this file stays loaded: scsi_dh_alua retries unit
+    attentions inside the midlayer (check_sense), so the later tests that
+    read them through SG_IO would never see them.  It lets go once the
+    LUNs' SCSI devices are gone."""
+    tcmxlib.clean()
+    for _ in range(30):
+        for m in DM_MODULES:
+            if tcmxlib.loaded(m):
+                run(["rmmod", m], check=False)
+        if not any(tcmxlib.loaded(m) for m in DM_MODULES):
+            return
+        time.sleep(1)
+    raise AssertionError("still loaded: %s" % [
+        m for m in DM_MODULES if tcmxlib.loaded(m)])
 
 
 def fio_verify(mapdev, runtime):
