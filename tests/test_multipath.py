@@ -115,7 +115,20 @@ def mpath(stack):
         unload_dm()
 
 
-DM_MODULES = ("scsi_dh_alua", "dm_round_robin", "dm_multipath")
+DM_MODULES = ("scsi_dh_alua", "dm_multipath")
+
+
+def dm_loaded():
+    """scsi_dh_alua, dm_multipath and what holds it (its path selectors:
+    multipath loads dm_service_time itself), holders first."""
+    mods = []
+    for m in DM_MODULES:
+        holders = "/sys/module/%s/holders" % m
+        if os.path.isdir(holders):
+            mods += sorted(os.listdir(holders))
+        if tcmxlib.loaded(m):
+            mods.append(m)
+    return mods
 
 
 def unload_dm():
@@ -125,14 +138,12 @@ def unload_dm():
     LUNs' SCSI devices are gone."""
     tcmxlib.clean()
     for _ in range(30):
-        for m in DM_MODULES:
-            if tcmxlib.loaded(m):
-                run(["rmmod", m], check=False)
-        if not any(tcmxlib.loaded(m) for m in DM_MODULES):
+        for m in dm_loaded():
+            run(["rmmod", m], check=False)
+        if not dm_loaded():
             return
         time.sleep(1)
-    raise AssertionError("still loaded: %s" % [
-        m for m in DM_MODULES if tcmxlib.loaded(m)])
+    raise AssertionError("still loaded: %s" % dm_loaded())
 
 
 def fio_verify(mapdev, runtime):

@@ -215,8 +215,9 @@ def test_capabilities_and_refused_fields(two):
     for flags in (0x01, 0x04, 0x08):    # APTPL, ALL_TG_PT, SPEC_I_PT
         assert prout(a, 0, sa_key=1, flags=flags) == \
             (CHECK, (0x5, 0x26, 0x00))
-    # REGISTER AND MOVE: not supported
-    assert prout(a, 7, sa_key=1) == (CHECK, (0x5, 0x24, 0x00))
+    # service action 8: none; REGISTER AND MOVE from an unregistered nexus
+    assert prout(a, 8, sa_key=1) == (CHECK, (0x5, 0x24, 0x00))
+    assert prout(a, 7, sa_key=1) == (CONFLICT, None)
     assert prout(a, 0, sa_key=1) == (GOOD, None)
     assert prout(a, 1, key=1, type_=2) == (CHECK, (0x5, 0x24, 0x00))
     assert prout(a, 1, key=1, type_=0x11) == (CHECK, (0x5, 0x24, 0x00))
