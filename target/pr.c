@@ -441,6 +441,21 @@ struct pr_out {
 	u8	type;
 };
 
+/* *@newp, preallocated, becomes @lun's registration with @key */
+static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev,
+				      struct tcmx_pr_reg **newp,
+				      struct tcmx_lun *lun, u64 key)
+{
+	struct tcmx_pr_reg *reg = *newp;
+
+	*newp = NULL;
+	reg->lun = lun;
+	reg->key = key;
+	reg->generation = dev->pr_generation;
+	list_add_tail(&reg->node, &dev->pr_regs);
+	return reg;
+}
+
 /* REGISTER and REGISTER AND IGNORE EXISTING KEY (SPC-4 5.13.7) */
 static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 				    bool ignore, struct tcmx_pr_reg **newp,
@@ -454,12 +469,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 			return TCMX_CONFLICT;
 		if (!o->sa_key)
 			return TCMX_GOOD;
-		reg = *newp;
-		*newp = NULL;
-		reg->lun = cmd->lun;
-		reg->key = o->sa_key;
-		reg->generation = dev->pr_generation;
-		list_add_tail(&reg->node, &dev->pr_regs);
+		pr_add_reg(dev, newp, cmd->lun, o->sa_key);
 	} else if (!ignore && o->key != reg->key) {
 		return TCMX_CONFLICT;
 	} else if (!o->sa_key) {
@@ -641,15 +651,7 @@ static enum tcmx_status pr_move_locked(struct tcmx_cmd *cmd, const u8 *p,
 	if (to == cmd->lun)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, PRO_PARAM_LEN, TCMX_NO_BIT);
-	dst = pr_find(dev, to);
-	if (!dst) {
-		dst = *newp;
-		*newp = NULL;
-		dst->lun = to;
-		dst->key = sa_key;
-		dst->generation = dev->pr_generation;
-		list_add_tail(&dst->node, &dev->pr_regs);
-	}
+	dst = pr_find(dev, to) ?: pr_add_reg(dev, newp, to, sa_key);
 	dev->pr_holder = dst;
 	if (p[17] & PRO_MOVE_UNREG) {
 		pr_unregister(dev, src, false);
