@@ -17,7 +17,7 @@
 
 DEFINE_MUTEX(tcmx_cfs_mutex);
 
-static char tcmx_dbroot[TCMX_DBROOT_MAX] = TCMX_DBROOT_DEFAULT;
+char tcmx_dbroot[TCMX_DBROOT_MAX] = TCMX_DBROOT_DEFAULT;
 int tcmx_dev_count;		/* devices that exist; dbroot is fixed then */
 
 static ssize_t tcmx_root_version_show(struct config_item *item, char *page)

@@ -232,7 +232,7 @@ TCMX_PR_ATTR(res_pr_holder_tg_port, TCMX_PR_SHOW_HOLDER_TG_PORT);
 TCMX_PR_ATTR(res_pr_registered_i_pts, TCMX_PR_SHOW_REGISTERED);
 TCMX_PR_ATTR(res_pr_type, TCMX_PR_SHOW_TYPE);
 TCMX_PR_ATTR(res_type, TCMX_PR_SHOW_RES_TYPE);
-TCMX_CFS_CONST_ATTR(tcmx_pr_, res_aptpl_active, "APTPL Bit Status: Disabled")
+TCMX_PR_ATTR(res_aptpl_active, TCMX_PR_SHOW_APTPL);
 
 static ssize_t tcmx_pr_res_pr_generation_show(struct config_item *item,
 					      char *page)
@@ -246,23 +246,18 @@ CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_generation);
 static ssize_t tcmx_pr_res_aptpl_metadata_show(struct config_item *item,
 					       char *page)
 {
-	return sysfs_emit(page, "No APTPL metadata support\n");
+	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
+
+	if (!READ_ONCE(dev->attrib.emulate_pr))
+		return 0;
+	return sysfs_emit(page, "Ready to process PR APTPL metadata..\n");
 }
 
 static ssize_t tcmx_pr_res_aptpl_metadata_store(struct config_item *item,
 						const char *page, size_t count)
 {
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
-	const char *s;
-	size_t len;
-
-	/* rtslib writes nothing but whitespace when there is no metadata */
-	if (!tcmx_cfs_strip(page, count, count, TCMX_STRIP_SPACE, &s, &len) &&
-	    !len)
-		return count;
-	pr_err("%s: pr/res_aptpl_metadata: APTPL is not supported, registrations not restored\n",
-	       tcmx_dev_name(dev));
-	return -EOPNOTSUPP;
+	return tcmx_pr_aptpl_metadata(TCMX_DEV_OF(item, pr_group), page,
+				      count);
 }
 CONFIGFS_ATTR(tcmx_pr_, res_aptpl_metadata);
 
@@ -274,7 +269,7 @@ static struct configfs_attribute *tcmx_pr_attrs[] = {
 	&tcmx_pr_attr_res_pr_registered_i_pts,
 	&tcmx_pr_attr_res_pr_type,
 	&tcmx_pr_attr_res_type,
-	&tcmx_pr_res_aptpl_active.attr,
+	&tcmx_pr_attr_res_aptpl_active,
 	&tcmx_pr_attr_res_aptpl_metadata,
 	NULL,
 };

@@ -327,6 +327,7 @@ static void tcmx_dev_release(struct config_item *item)
 		mutex_unlock(&tcmx_cfs_mutex);
 	}
 	tcmx_stats_dev_exit(dev);
+	tcmx_pr_dev_free(dev);
 	WARN_ON_ONCE(!list_empty(&dev->luns));
 	ida_destroy(&dev->rtpi_ida);
 	mutex_destroy(&dev->excl_mutex);

@@ -170,8 +170,11 @@ static int tcmx_lun_allow_link(struct config_item *item,
 
 	/* the fabric may send commands to the LUN from here on */
 	ret = tpg->ops->post_link ? tpg->ops->post_link(lun) : 0;
-	if (!ret)
+	if (!ret) {
+		/* registrations APTPL kept for this nexus */
+		tcmx_pr_lun_linked(lun);
 		return 0;
+	}
 
 	pr_err("%s: fabric refused the LUN: %d\n", config_item_name(item),
 	       ret);

@@ -16,16 +16,31 @@
  *
  * REGISTER AND MOVE finds its destination nexus among the device's LUNs
  * by relative target port identifier and the TransportID of the TPG's
- * nexus.  Not supported (refused, and REPORT CAPABILITIES says so): APTPL
- * (PTPL_C 0), SPEC_I_PT (SIP_C 0) and ALL_TG_PT (ATP_C 0).  PREEMPT AND ABORT preempts as
- * PREEMPT does; the preempted nexuses' tasks are not aborted (none stay
- * queued in the core beyond a deferred command).
+ * nexus, SPEC_I_PT its nexuses the same way (through the receiving port,
+ * or any with ALL_TG_PT).  ALL_TG_PT registers the initiator port through
+ * every target port of the device: each LUN whose TPG has the same nexus
+ * name.
+ *
+ * APTPL (or force_pr_aptpl) keeps the state in <dbroot>/pr/aptpl_<unit
+ * serial>, rewritten after each change while active, in the in-tree
+ * format that rtslib reads back into pr/res_aptpl_metadata when it
+ * creates the device again; a restored registration waits there for its
+ * LUN to be linked.
+ *
+ * PREEMPT AND ABORT preempts as PREEMPT does, then waits for an RCU grace
+ * period: the inline commands of the preempted nexuses that passed the
+ * gate before have finished when it completes.  Commands a backend
+ * deferred (rd's page allocations) are not aborted: they finish.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/version.h>
@@ -72,6 +87,8 @@
 #define PRO_APTPL		BIT(0)
 #define PRO_MOVE_UNREG		BIT(1)	/* REGISTER AND MOVE, byte 17 */
 #define PRO_MOVE_APTPL		BIT(0)
+#define PRO_TIDS		28	/* SPEC_I_PT: after their length */
+#define PRO_MAX_PARAM_LEN	8192	/* ~300 TransportIDs */
 
 /* one registered I_T nexus */
 struct tcmx_pr_reg {
@@ -79,6 +96,7 @@ struct tcmx_pr_reg {
 	struct tcmx_lun		*lun;
 	u64			key;
 	u32			generation;	/* PRgeneration when registered */
+	bool			all_tg_pt;	/* made by REGISTER ALL_TG_PT */
 };
 
 void tcmx_pr_dev_init(struct tcmx_dev *dev)
@@ -86,6 +104,7 @@ void tcmx_pr_dev_init(struct tcmx_dev *dev)
 	mutex_init(&dev->pr_mutex);
 	spin_lock_init(&dev->pr_lock);
 	INIT_LIST_HEAD(&dev->pr_regs);
+	INIT_LIST_HEAD(&dev->pr_saved);
 }
 
 static bool pr_type_valid(u8 type)
@@ -148,6 +167,12 @@ static struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun)
 		if (reg->lun == lun)
 			return reg;
 	return NULL;
+}
+
+/* the LUN's initiator port */
+static const char *pr_nexus_name(struct tcmx_lun *lun)
+{
+	return lun->tpg->nexus_name ?: "";
 }
 
 static bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg)
@@ -319,7 +344,7 @@ static u8 pr_hex(char c)
  */
 static u32 pr_transport_id(struct tcmx_lun *lun, u8 *p)
 {
-	const char *name = lun->tpg->nexus_name ?: "";
+	const char *name = pr_nexus_name(lun);
 	size_t len = strlen(name);
 	u32 tid_len;
 	u64 addr;
@@ -405,8 +430,10 @@ static enum tcmx_status pr_in(struct tcmx_cmd *cmd)
 		break;
 	case PRI_REPORT_CAPABILITIES:
 		put_unaligned_be16(PRI_CAPS_LEN, &buf[0]);
-		buf[2] = BIT(4);		/* CRH */
-		buf[3] = BIT(7);		/* TMV, ALLOW COMMANDS 000b */
+		/* CRH, SIP_C, ATP_C, PTPL_C */
+		buf[2] = BIT(4) | BIT(3) | BIT(2) | BIT(0);
+		/* TMV, ALLOW COMMANDS 000b, PTPL_A */
+		buf[3] = BIT(7) | (dev->pr_aptpl ? BIT(0) : 0);
 		put_unaligned_be16(PRI_TYPE_MASK, &buf[4]);
 		break;
 	case PRI_READ_FULL_STATUS:
@@ -420,7 +447,11 @@ static enum tcmx_status pr_in(struct tcmx_cmd *cmd)
 				p[12] = BIT(0);		/* R_HOLDER */
 				p[13] = dev->pr_type;
 			}
-			put_unaligned_be16(reg->lun->rtpi, &p[18]);
+			/* ALL_TG_PT: the relative port does not matter */
+			if (reg->all_tg_pt)
+				p[12] |= BIT(1);
+			else
+				put_unaligned_be16(reg->lun->rtpi, &p[18]);
 			put_unaligned_be32(tid, &p[20]);
 			n += PRI_FULL_DESC + tid;
 		}
@@ -433,48 +464,550 @@ static enum tcmx_status pr_in(struct tcmx_cmd *cmd)
 	return TCMX_GOOD;
 }
 
+/* ---- APTPL: <dbroot>/pr/aptpl_<unit serial>, in the in-tree format ----- */
+
+#define PR_APTPL_NONE	"No Registrations or Reservations"
+#define PR_APTPL_ENTRY	1024	/* one registration's text, at most */
+#define PR_SAVED_MAX	1024	/* restored registrations waiting */
+#define PR_NAME_MAX	256
+
+/* a registration pr/res_aptpl_metadata restored, waiting for its nexus */
+struct tcmx_pr_saved {
+	struct list_head	node;		/* dev->pr_saved */
+	u64			key;
+	u64			mapped_lun;
+	u64			target_lun;
+	u16			tpgt;
+	u8			type;		/* reservation held: its type */
+	bool			all_tg_pt;
+	char			i_fabric[PR_NAME_MAX];
+	char			i_port[PR_NAME_MAX];
+	char			t_fabric[PR_NAME_MAX];
+	char			t_port[PR_NAME_MAX];
+};
+
+static char *pr_aptpl_path(struct tcmx_dev *dev, const char *file)
+{
+	const char *serial = dev->t10.unit_serial;
+
+	if (!serial[0] || strchr(serial, '/')) {
+		pr_err("%s: APTPL: unit serial \"%s\" cannot name a file\n",
+		       tcmx_dev_name(dev), serial);
+		return NULL;
+	}
+	return kasprintf(GFP_KERNEL, "%s/pr%s%s", tcmx_dbroot, file, serial);
+}
+
+/* Can the state be saved?  <dbroot>/pr must be a directory. */
+static int pr_aptpl_check(struct tcmx_dev *dev)
+{
+	char *dir = pr_aptpl_path(dev, "");
+	struct path path;
+	int ret;
+
+	if (!dir)
+		return -EINVAL;
+	/* the path ends in the serial: cut it off */
+	dir[strlen(tcmx_dbroot) + 3] = '\0';
+	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
+	if (ret)
+		pr_err("%s: APTPL: %s is not a directory: %d\n",
+		       tcmx_dev_name(dev), dir, ret);
+	else
+		path_put(&path);
+	kfree(dir);
+	return ret;
+}
+
+/* pr_mutex held: the registrations and the reservation, as text */
+static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
+{
+	struct tcmx_pr_reg *reg;
+	size_t len = 0;
+	int n = 0;
+
+	list_for_each_entry(reg, &dev->pr_regs, node) {
+		struct tcmx_tpg *tpg = reg->lun->tpg;
+
+		len += scnprintf(buf + len, size - len,
+				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\nsa_res_key=%llu\n",
+				 n, tpg->ops->name, pr_nexus_name(reg->lun),
+				 (unsigned long long)reg->key);
+		if (reg == dev->pr_holder)
+			len += scnprintf(buf + len, size - len,
+					 "res_holder=1\nres_type=%02x\nres_scope=00\n",
+					 dev->pr_type);
+		else
+			len += scnprintf(buf + len, size - len,
+					 "res_holder=0\n");
+		len += scnprintf(buf + len, size - len,
+				 "res_all_tg_pt=%d\nmapped_lun=%llu\ntarget_fabric=%s\ntarget_node=%s\ntpgt=%u\nport_rtpi=%u\ntarget_lun=%llu\nPR_REG_END: %d\n",
+				 reg->all_tg_pt,
+				 (unsigned long long)reg->lun->index,
+				 tpg->ops->name, tcmx_wwn_name(tpg->wwn),
+				 tpg->tag, reg->lun->rtpi,
+				 (unsigned long long)reg->lun->index, n);
+		n++;
+	}
+	if (!n)
+		len = scnprintf(buf, size, PR_APTPL_NONE);
+	return len;
+}
+
+/*
+ * pr_mutex held: write the state (or, with APTPL off, that there is none
+ * to keep) to the device's file; 0 or an errno, and one dmesg line.
+ */
+static int pr_aptpl_save(struct tcmx_dev *dev)
+{
+	struct tcmx_pr_reg *reg;
+	size_t size = PR_APTPL_ENTRY, len;
+	struct file *file;
+	char *path, *buf;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	list_for_each_entry(reg, &dev->pr_regs, node)
+		size += PR_APTPL_ENTRY;
+	path = pr_aptpl_path(dev, "/aptpl_");
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!path || !buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (dev->pr_aptpl)
+		len = pr_aptpl_text(dev, buf, size);
+	else
+		len = scnprintf(buf, size, PR_APTPL_NONE "\n");
+	file = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		goto out;
+	}
+	ret = kernel_write(file, buf, len, &pos);
+	fput(file);
+	if (ret >= 0)
+		ret = ret == len ? 0 : -EIO;
+out:
+	if (ret)
+		pr_err("%s: APTPL: cannot write %s: %zd\n",
+		       tcmx_dev_name(dev), path ?: "the state", ret);
+	kfree(path);
+	kvfree(buf);
+	return ret;
+}
+
+static int pr_saved_str(char *dst, const char *val)
+{
+	return strscpy(dst, val, PR_NAME_MAX) < 0 ? -EINVAL : 0;
+}
+
+/* one key=value of a registration's metadata into @s */
+static int pr_saved_field(struct tcmx_pr_saved *s, const char *name,
+			  const char *val, bool *holder)
+{
+	int ret = 0;
+
+	if (!strcmp(name, "initiator_fabric"))
+		ret = pr_saved_str(s->i_fabric, val);
+	else if (!strcmp(name, "initiator_node"))
+		ret = pr_saved_str(s->i_port, val);
+	else if (!strcmp(name, "initiator_sid"))
+		ret = 0;			/* iSCSI sessions only */
+	else if (!strcmp(name, "sa_res_key"))
+		ret = kstrtou64(val, 10, &s->key);
+	else if (!strcmp(name, "res_holder"))
+		ret = kstrtobool(val, holder);
+	else if (!strcmp(name, "res_type"))
+		ret = kstrtou8(val, 16, &s->type);
+	else if (!strcmp(name, "res_scope"))
+		ret = strcmp(val, "0") && strcmp(val, "00") ? -EINVAL : 0;
+	else if (!strcmp(name, "res_all_tg_pt"))
+		ret = kstrtobool(val, &s->all_tg_pt);
+	else if (!strcmp(name, "mapped_lun"))
+		ret = kstrtou64(val, 10, &s->mapped_lun);
+	else if (!strcmp(name, "target_fabric"))
+		ret = pr_saved_str(s->t_fabric, val);
+	else if (!strcmp(name, "target_node"))
+		ret = pr_saved_str(s->t_port, val);
+	else if (!strcmp(name, "tpgt"))
+		ret = kstrtou16(val, 10, &s->tpgt);
+	else if (!strcmp(name, "port_rtpi"))
+		ret = kstrtou16(val, 10, &(u16){ 0 });	/* a new one comes */
+	else if (!strcmp(name, "target_lun"))
+		ret = kstrtou64(val, 10, &s->target_lun);
+	else
+		ret = -EINVAL;
+	return ret;
+}
+
+/* parse one registration (comma-separated key=value, as rtslib writes) */
+static int pr_saved_parse(struct tcmx_dev *dev, struct tcmx_pr_saved *s,
+			  char *text)
+{
+	bool holder = false;
+	char *tok, *eq;
+	int ret;
+
+	while ((tok = strsep(&text, ",\n")) != NULL) {
+		tok = strim(tok);
+		eq = strchr(tok, '=');
+		/* rtslib passes along PR_REG_START/END's record numbers */
+		if (!eq)
+			continue;
+		*eq = '\0';
+		ret = pr_saved_field(s, tok, eq + 1, &holder);
+		if (ret) {
+			pr_err("%s: pr/res_aptpl_metadata: bad %s=%s: %d\n",
+			       tcmx_dev_name(dev), tok, eq + 1, ret);
+			return -EINVAL;
+		}
+	}
+	if (!s->i_port[0] || !s->t_port[0] || !s->key) {
+		pr_err("%s: pr/res_aptpl_metadata: need initiator_node, target_node and a non-zero sa_res_key\n",
+		       tcmx_dev_name(dev));
+		return -EINVAL;
+	}
+	if (!holder) {
+		s->type = 0;
+	} else if (!pr_type_valid(s->type)) {
+		pr_err("%s: pr/res_aptpl_metadata: bad reservation type %#x\n",
+		       tcmx_dev_name(dev), s->type);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * pr/res_aptpl_metadata: a registration the device had when APTPL saved
+ * it (rtslib writes one per write, from <dbroot>/pr/aptpl_<serial>, after
+ * it created the device and before it links LUNs).  Kept until a LUN
+ * that is its nexus (same initiator and target port names, TPG tag and
+ * LUN) is linked; then it is registered, with its reservation, and APTPL
+ * is active again.
+ */
+ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
+			       size_t count)
+{
+	struct tcmx_pr_saved *s;
+	char *copy, *text;
+	int ret;
+
+	copy = kmemdup_nul(page, count, GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!copy || !s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	text = strim(copy);
+	/* rtslib writes nothing but whitespace when there is no metadata */
+	if (!*text) {
+		ret = 0;
+		goto out;
+	}
+	if (!READ_ONCE(dev->attrib.emulate_pr)) {
+		pr_err("%s: pr/res_aptpl_metadata: emulate_pr is 0\n",
+		       tcmx_dev_name(dev));
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = pr_saved_parse(dev, s, text);
+	if (ret)
+		goto out;
+
+	mutex_lock(&dev->lock);
+	mutex_lock(&dev->pr_mutex);
+	if (dev->export_count) {
+		pr_err("%s: pr/res_aptpl_metadata: only while no LUN links the device\n",
+		       tcmx_dev_name(dev));
+		ret = -EBUSY;
+	} else if (dev->pr_saved_count >= PR_SAVED_MAX) {
+		pr_err("%s: pr/res_aptpl_metadata: %u registrations wait already\n",
+		       tcmx_dev_name(dev), dev->pr_saved_count);
+		ret = -ENOSPC;
+	} else {
+		list_add_tail(&s->node, &dev->pr_saved);
+		dev->pr_saved_count++;
+		s = NULL;
+	}
+	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&dev->lock);
+out:
+	kfree(s);
+	kfree(copy);
+	return ret ?: count;
+}
+
+static bool pr_saved_matches(struct tcmx_pr_saved *s, struct tcmx_lun *lun)
+{
+	struct tcmx_tpg *tpg = lun->tpg;
+
+	return !strcmp(s->i_port, pr_nexus_name(lun)) &&
+	       !strcmp(s->t_port, tcmx_wwn_name(tpg->wwn)) &&
+	       (!s->i_fabric[0] || !strcmp(s->i_fabric, tpg->ops->name)) &&
+	       (!s->t_fabric[0] || !strcmp(s->t_fabric, tpg->ops->name)) &&
+	       s->tpgt == tpg->tag && s->target_lun == lun->index &&
+	       s->mapped_lun == lun->index;
+}
+
+void tcmx_pr_lun_linked(struct tcmx_lun *lun)
+{
+	struct tcmx_dev *dev = lun->dev;
+	struct tcmx_pr_saved *s, *tmp;
+	struct tcmx_pr_reg *reg;
+
+	mutex_lock(&dev->pr_mutex);
+	list_for_each_entry_safe(s, tmp, &dev->pr_saved, node) {
+		if (!pr_saved_matches(s, lun))
+			continue;
+		list_del(&s->node);
+		dev->pr_saved_count--;
+		reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+		if (!reg) {
+			pr_err("%s: APTPL: no memory to restore a registration\n",
+			       tcmx_dev_name(dev));
+			kfree(s);
+			continue;
+		}
+		reg->lun = lun;
+		reg->key = s->key;
+		reg->all_tg_pt = s->all_tg_pt;
+		spin_lock_irq(&dev->pr_lock);
+		if (pr_find(dev, lun)) {
+			kfree(reg);
+		} else {
+			reg->generation = dev->pr_generation;
+			list_add_tail(&reg->node, &dev->pr_regs);
+			if (s->type && !dev->pr_holder && !dev->spc2_holder) {
+				dev->pr_holder = reg;
+				dev->pr_type = s->type;
+			}
+			pr_update_gate(dev);
+		}
+		spin_unlock_irq(&dev->pr_lock);
+		dev->pr_aptpl = true;
+		kfree(s);
+	}
+	mutex_unlock(&dev->pr_mutex);
+}
+
+void tcmx_pr_dev_free(struct tcmx_dev *dev)
+{
+	struct tcmx_pr_saved *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, &dev->pr_saved, node)
+		kfree(s);
+	INIT_LIST_HEAD(&dev->pr_saved);
+	dev->pr_saved_count = 0;
+}
+
 /* ---- PERSISTENT RESERVE OUT ------------------------------------------- */
 
 struct pr_out {
-	u64	key;
-	u64	sa_key;
-	u8	type;
+	u64			key;
+	u64			sa_key;
+	u8			type;
+	bool			aptpl;		/* or force_pr_aptpl */
+	bool			all_tg_pt;
+	const u8		*tids;		/* SPEC_I_PT: TransportIDs */
+	u32			tids_len;
+	struct list_head	spare;		/* preallocated registrations */
 };
 
-/* *@newp, preallocated, becomes @lun's registration with @key */
-static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev,
-				      struct tcmx_pr_reg **newp,
-				      struct tcmx_lun *lun, u64 key)
+/* a spare of @o becomes @lun's registration with @key */
+static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
+				      struct tcmx_lun *lun, u64 key,
+				      bool all_tg_pt)
 {
-	struct tcmx_pr_reg *reg = *newp;
+	struct tcmx_pr_reg *reg;
 
-	*newp = NULL;
+	reg = list_first_entry_or_null(&o->spare, struct tcmx_pr_reg, node);
+	if (WARN_ON_ONCE(!reg))
+		return NULL;
 	reg->lun = lun;
 	reg->key = key;
 	reg->generation = dev->pr_generation;
-	list_add_tail(&reg->node, &dev->pr_regs);
+	reg->all_tg_pt = all_tg_pt;
+	list_move_tail(&reg->node, &dev->pr_regs);
 	return reg;
+}
+
+static bool pr_same_initiator(struct tcmx_lun *a, struct tcmx_lun *b)
+{
+	return a->tpg->ops == b->tpg->ops &&
+	       !strcmp(pr_nexus_name(a), pr_nexus_name(b));
+}
+
+/*
+ * Register @lun with @o's service action key and, for ALL_TG_PT, the
+ * nexuses of its initiator port through every other target port of the
+ * device: each LUN of the device whose TPG has the same nexus name.
+ */
+static void pr_register_port(struct tcmx_dev *dev, struct pr_out *o,
+			     struct tcmx_lun *lun)
+{
+	struct tcmx_lun *other;
+
+	if (!pr_find(dev, lun))
+		pr_add_reg(dev, o, lun, o->sa_key, o->all_tg_pt);
+	if (!o->all_tg_pt)
+		return;
+	list_for_each_entry(other, &dev->luns, dev_node)
+		if (other != lun && pr_same_initiator(other, lun) &&
+		    !pr_find(dev, other))
+			pr_add_reg(dev, o, other, o->sa_key, true);
+}
+
+/* The length of the TransportID at @p (@len bytes left), or 0 if bad. */
+static u32 pr_tid_len(const u8 *p, u32 len)
+{
+	u32 n;
+
+	if (len < PRI_TID_ISCSI_HDR)
+		return 0;
+	switch (p[0] & 0xcf) {		/* FORMAT CODE and PROTOCOL IDENTIFIER */
+	case 0x00:			/* Fibre Channel */
+	case 0x06:			/* SAS */
+		return len >= PRI_TID_NAA_LEN ? PRI_TID_NAA_LEN : 0;
+	case 0x05:			/* iSCSI name */
+	case 0x45:			/* iSCSI name and ISID */
+		n = PRI_TID_ISCSI_HDR + get_unaligned_be16(&p[2]);
+		return n > PRI_TID_ISCSI_HDR && n <= len && !(n % 4) ? n : 0;
+	}
+	return 0;
+}
+
+/* Does the TransportID @tid (@len bytes) name @lun's initiator port? */
+static bool pr_tid_matches(struct tcmx_lun *lun, const u8 *tid, u32 len)
+{
+	u8 own[PRI_TID_ISCSI_HDR + PRI_MAX_NAME];
+	u32 n = pr_transport_id(lun, own);
+	const char *sep;
+	size_t name_len;
+
+	if (len < PRI_TID_ISCSI_HDR || (tid[0] & 0x0f) != (own[0] & 0x0f))
+		return false;
+	if ((own[0] & 0x0f) != 0x05)			/* SAS, FC: 24 bytes */
+		return len >= n && !memcmp(own, tid, n);
+	/* iSCSI: the name, case aside, up to its NUL or ",i,0x" */
+	name_len = strnlen(tid + PRI_TID_ISCSI_HDR, len - PRI_TID_ISCSI_HDR);
+	sep = strnstr(tid + PRI_TID_ISCSI_HDR, ",i,0x", name_len);
+	if (sep)
+		name_len = sep - (const char *)tid - PRI_TID_ISCSI_HDR;
+	return name_len == strlen(own + PRI_TID_ISCSI_HDR) &&
+	       !strncasecmp(tid + PRI_TID_ISCSI_HDR, own + PRI_TID_ISCSI_HDR,
+			    name_len);
+}
+
+/* dev->lock held: the LUN of @dev behind relative port @rtpi named @tid */
+static struct tcmx_lun *pr_find_nexus(struct tcmx_dev *dev, u16 rtpi,
+				      const u8 *tid, u32 len)
+{
+	struct tcmx_lun *lun;
+
+	list_for_each_entry(lun, &dev->luns, dev_node)
+		if (lun->rtpi == rtpi && pr_tid_matches(lun, tid, len))
+			return lun;
+	return NULL;
+}
+
+/*
+ * SPEC_I_PT (SPC-4 5.13.7): each TransportID names an initiator port; it
+ * is registered through the receiving target port, or with ALL_TG_PT
+ * through every target port of the device.  Every TransportID must name a
+ * nexus of the device: checked for all before anything is registered.
+ * Nexuses already registered keep their registration.
+ */
+static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
+					 struct pr_out *o, bool apply)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_lun *lun;
+	u32 off = 0, n;
+	bool found;
+
+	while (off < o->tids_len) {
+		n = pr_tid_len(o->tids + off, o->tids_len - off);
+		if (!n)
+			return tcmx_sense_field(cmd,
+						TCMX_SENSE_INVALID_PARAM_FIELD,
+						false, PRO_TIDS + off,
+						TCMX_NO_BIT);
+		found = false;
+		list_for_each_entry(lun, &dev->luns, dev_node) {
+			if ((!o->all_tg_pt && lun != cmd->lun) ||
+			    !pr_tid_matches(lun, o->tids + off, n))
+				continue;
+			found = true;
+			if (apply && !pr_find(dev, lun))
+				pr_add_reg(dev, o, lun, o->sa_key,
+					   o->all_tg_pt);
+		}
+		if (!found)
+			return tcmx_sense_field(cmd,
+						TCMX_SENSE_INVALID_PARAM_FIELD,
+						false, PRO_TIDS + off,
+						TCMX_NO_BIT);
+		off += n;
+	}
+	return TCMX_GOOD;
+}
+
+/*
+ * Unregister @reg; an ALL_TG_PT registration takes with it those its
+ * initiator port made with the same key through the other target ports.
+ */
+static void pr_unregister_set(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
+			      struct list_head *gone)
+{
+	struct tcmx_pr_reg *other, *tmp;
+	bool held = dev->pr_holder;
+
+	if (reg->all_tg_pt)
+		list_for_each_entry_safe(other, tmp, &dev->pr_regs, node) {
+			if (other == reg || !other->all_tg_pt ||
+			    other->key != reg->key ||
+			    !pr_same_initiator(other->lun, reg->lun))
+				continue;
+			pr_unregister(dev, other, false);
+			list_add_tail(&other->node, gone);
+		}
+	pr_unregister(dev, reg, false);
+	list_add_tail(&reg->node, gone);
+	/* the registrants left lost a registrants-only reservation */
+	if (held && !dev->pr_holder &&
+	    (dev->pr_type == PR_TYPE_WE_RO || dev->pr_type == PR_TYPE_EA_RO))
+		pr_ua_others(dev, NULL, TCMX_SENSE_UA_RES_RELEASED);
 }
 
 /* REGISTER and REGISTER AND IGNORE EXISTING KEY (SPC-4 5.13.7) */
 static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
-				    bool ignore, struct tcmx_pr_reg **newp,
-				    struct tcmx_pr_reg **oldp)
+				    bool ignore, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_pr_reg *reg = pr_find(dev, cmd->lun);
+	enum tcmx_status status;
 
 	if (!reg) {
 		if (!ignore && o->key)
 			return TCMX_CONFLICT;
 		if (!o->sa_key)
 			return TCMX_GOOD;
-		pr_add_reg(dev, newp, cmd->lun, o->sa_key);
+		if (o->tids) {
+			status = pr_register_tids(cmd, o, false);
+			if (status)
+				return status;
+			pr_register_tids(cmd, o, true);
+		}
+		pr_register_port(dev, o, cmd->lun);
 	} else if (!ignore && o->key != reg->key) {
 		return TCMX_CONFLICT;
+	} else if (o->tids) {
+		/* SPEC_I_PT only from a nexus not registered yet */
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					false, 20, 3);
 	} else if (!o->sa_key) {
-		pr_unregister(dev, reg, true);
-		*oldp = reg;
+		pr_unregister_set(dev, reg, gone);
 	} else {
 		reg->key = o->sa_key;
 	}
@@ -591,191 +1124,209 @@ done:
 	return TCMX_GOOD;
 }
 
-/* Does the TransportID @tid (@len bytes) name @lun's initiator port? */
-static bool pr_tid_matches(struct tcmx_lun *lun, const u8 *tid, u32 len)
-{
-	u8 own[PRI_TID_ISCSI_HDR + PRI_MAX_NAME];
-	u32 n = pr_transport_id(lun, own);
-	size_t name_len;
-
-	if (len < PRI_TID_ISCSI_HDR || (tid[0] & 0x0f) != (own[0] & 0x0f))
-		return false;
-	if ((own[0] & 0x0f) != 0x05)			/* SAS, FC: 24 bytes */
-		return len >= n && !memcmp(own, tid, n);
-	/* iSCSI: the name, case aside, up to its NUL or ",i,0x" */
-	name_len = strnlen(tid + PRI_TID_ISCSI_HDR, len - PRI_TID_ISCSI_HDR);
-	return name_len == strlen(own + PRI_TID_ISCSI_HDR) &&
-	       !strncasecmp(tid + PRI_TID_ISCSI_HDR, own + PRI_TID_ISCSI_HDR,
-			    name_len);
-}
-
-/* dev->lock held: the LUN of @dev behind relative port @rtpi named @tid */
-static struct tcmx_lun *pr_find_nexus(struct tcmx_dev *dev, u16 rtpi,
-				      const u8 *tid, u32 len)
-{
-	struct tcmx_lun *lun;
-
-	list_for_each_entry(lun, &dev->luns, dev_node)
-		if (lun->rtpi == rtpi && pr_tid_matches(lun, tid, len))
-			return lun;
-	return NULL;
-}
-
 /*
  * REGISTER AND MOVE (SPC-4 5.13.8): the holder registers the nexus the
  * TransportID and RELATIVE TARGET PORT IDENTIFIER name (with the service
  * action key, unless it is registered already) and hands it the
  * reservation, of the same type; UNREG drops the holder's registration.
  */
-static enum tcmx_status pr_move_locked(struct tcmx_cmd *cmd, const u8 *p,
-				       u32 tid_len, struct tcmx_pr_reg **newp,
-				       struct tcmx_pr_reg **oldp)
+static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
+				const u8 *p, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_pr_reg *src = pr_find(dev, cmd->lun), *dst;
-	u64 sa_key = get_unaligned_be64(&p[8]);
 	struct tcmx_lun *to;
 
-	if ((dev->spc2_holder && dev->spc2_holder != cmd->lun) || !src ||
-	    src->key != get_unaligned_be64(&p[0]) || !dev->pr_holder ||
+	if (!src || src->key != o->key || !dev->pr_holder ||
 	    !pr_is_holder(dev, src) || pr_type_all_reg(dev->pr_type))
 		return TCMX_CONFLICT;
-	if (!sa_key)
+	if (!o->sa_key)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 8, TCMX_NO_BIT);
-	to = pr_find_nexus(dev, get_unaligned_be16(&p[18]),
-			   &p[PRO_PARAM_LEN], tid_len);
+	to = pr_find_nexus(dev, get_unaligned_be16(&p[18]), o->tids,
+			   o->tids_len);
 	if (!to)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 18, TCMX_NO_BIT);
 	if (to == cmd->lun)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, PRO_PARAM_LEN, TCMX_NO_BIT);
-	dst = pr_find(dev, to) ?: pr_add_reg(dev, newp, to, sa_key);
+	dst = pr_find(dev, to) ?: pr_add_reg(dev, o, to, o->sa_key, false);
 	dev->pr_holder = dst;
 	if (p[17] & PRO_MOVE_UNREG) {
 		pr_unregister(dev, src, false);
-		*oldp = src;
+		list_add_tail(&src->node, gone);
 	}
 	dev->pr_generation++;
 	return TCMX_GOOD;
 }
 
-static enum tcmx_status pr_register_move(struct tcmx_cmd *cmd, u32 param_len)
+/*
+ * The parameter list: 24 bytes; REGISTER with SPEC_I_PT and REGISTER AND
+ * MOVE add TransportIDs after a length that must account for the rest.
+ */
+static enum tcmx_status pr_out_params(struct tcmx_cmd *cmd, struct pr_out *o,
+				      const u8 *p, u32 len)
 {
-	u32 max = PRO_PARAM_LEN + PRI_TID_ISCSI_HDR + PRI_MAX_NAME;
-	struct tcmx_pr_reg *new = NULL, *old = NULL;
-	struct tcmx_dev *dev = cmd->dev;
-	enum tcmx_status status;
-	u8 *p;
+	u8 sa = cmd->desc->sa;
+	u32 tids_at;
 
-	if (param_len < PRO_PARAM_LEN || param_len > max)
+	o->key = get_unaligned_be64(&p[0]);
+	o->sa_key = get_unaligned_be64(&p[8]);
+	o->type = cmd->cdb[2] & 0x0f;
+	if (sa == PRO_REGISTER_AND_MOVE) {
+		o->aptpl = p[17] & PRO_MOVE_APTPL;
+		tids_at = PRO_PARAM_LEN;
+	} else {
+		o->aptpl = p[20] & PRO_APTPL;
+		o->all_tg_pt = p[20] & PRO_ALL_TG_PT;
+		if (!(p[20] & PRO_SPEC_I_PT))
+			return len == PRO_PARAM_LEN ? TCMX_GOOD :
+			       tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
+		if (sa != PRO_REGISTER)
+			return tcmx_sense_field(cmd,
+						TCMX_SENSE_INVALID_PARAM_FIELD,
+						false, 20, 3);
+		tids_at = PRO_TIDS;
+	}
+	if (len < tids_at ||
+	    get_unaligned_be32(&p[tids_at - 4]) != len - tids_at)
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
-	p = kmalloc(param_len, GFP_KERNEL);
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!p || !new) {
-		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
-		goto out;
+	o->tids = p + tids_at;
+	o->tids_len = len - tids_at;
+	if (sa == PRO_REGISTER_AND_MOVE && !pr_tid_len(o->tids, o->tids_len))
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					false, PRO_PARAM_LEN, TCMX_NO_BIT);
+	return TCMX_GOOD;
+}
+
+/* under pr_mutex and pr_lock: one service action, on the checked list */
+static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
+				      const u8 *p, struct list_head *gone)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_pr_reg *reg = pr_find(dev, cmd->lun);
+
+	if (dev->spc2_holder && dev->spc2_holder != cmd->lun)
+		return TCMX_CONFLICT;
+	switch (cmd->desc->sa) {
+	case PRO_REGISTER:
+	case PRO_REGISTER_IGNORE:
+		return pr_register(cmd, o, cmd->desc->sa == PRO_REGISTER_IGNORE,
+				   gone);
+	case PRO_REGISTER_AND_MOVE:
+		return pr_move(cmd, o, p, gone);
 	}
-	if (tcmx_cmd_copy_from_sgl(cmd, p, param_len) < param_len ||
-	    get_unaligned_be32(&p[20]) != param_len - PRO_PARAM_LEN) {
-		status = tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
-		goto out;
+	if (!reg || reg->key != o->key)
+		return TCMX_CONFLICT;
+	switch (cmd->desc->sa) {
+	case PRO_RESERVE:
+		return pr_reserve(cmd, o, reg);
+	case PRO_RELEASE:
+		return pr_release(cmd, o, reg);
+	case PRO_CLEAR:
+		pr_clear(cmd, gone);
+		return TCMX_GOOD;
 	}
-	if (p[17] & PRO_MOVE_APTPL) {
-		status = tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
-					  false, 17, 0);
-		goto out;
-	}
-	/* dev->luns: dev->lock, taken before the PR locks as lun.c does */
-	mutex_lock(&dev->lock);
-	mutex_lock(&dev->pr_mutex);
-	spin_lock_irq(&dev->pr_lock);
-	status = pr_move_locked(cmd, p, param_len - PRO_PARAM_LEN, &new, &old);
-	pr_update_gate(dev);
-	spin_unlock_irq(&dev->pr_lock);
-	mutex_unlock(&dev->pr_mutex);
-	mutex_unlock(&dev->lock);
-out:
-	kfree(p);
-	kfree(new);
-	kfree(old);
-	return status;
+	return pr_preempt(cmd, o, reg, gone);
+}
+
+static bool pr_sa_has_aptpl(u8 sa)
+{
+	return sa == PRO_REGISTER || sa == PRO_REGISTER_IGNORE ||
+	       sa == PRO_REGISTER_AND_MOVE;
 }
 
 static enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 {
-	u32 param_len = get_unaligned_be32(&cmd->cdb[5]);
-	struct tcmx_pr_reg *new = NULL, *old = NULL, *reg, *tmp;
+	u32 len = get_unaligned_be32(&cmd->cdb[5]), i, n;
 	struct tcmx_dev *dev = cmd->dev;
-	u8 sa = cmd->desc->sa, p[PRO_PARAM_LEN];
+	struct tcmx_lun *lun;
+	struct pr_out o = { };
+	struct tcmx_pr_reg *reg, *tmp;
 	enum tcmx_status status;
-	struct pr_out o;
+	u8 sa = cmd->desc->sa;
+	bool save;
 	LIST_HEAD(gone);
+	u8 *p;
 
-	if (sa == PRO_REGISTER_AND_MOVE)
-		return pr_register_move(cmd, param_len);
-	if (param_len < PRO_PARAM_LEN ||
-	    tcmx_cmd_copy_from_sgl(cmd, p, PRO_PARAM_LEN) < PRO_PARAM_LEN)
+	INIT_LIST_HEAD(&o.spare);
+	if (len < PRO_PARAM_LEN)
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
-	if (p[20] & PRO_SPEC_I_PT)
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
-					false, 20, 3);
-	if (param_len != PRO_PARAM_LEN)
-		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
-	if (p[20] & PRO_ALL_TG_PT)
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
-					false, 20, 2);
-	if (p[20] & PRO_APTPL)
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
-					false, 20, 0);
-	o.key = get_unaligned_be64(&p[0]);
-	o.sa_key = get_unaligned_be64(&p[8]);
-	o.type = cmd->cdb[2] & 0x0f;
+	if (len > PRO_MAX_PARAM_LEN)
+		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
 	if (sa == PRO_RESERVE || sa == PRO_RELEASE || sa == PRO_PREEMPT ||
 	    sa == PRO_PREEMPT_AND_ABORT) {
 		if (cmd->cdb[2] >> 4)		/* scope: logical unit only */
 			return tcmx_sense_field(cmd,
 						TCMX_SENSE_INVALID_CDB_FIELD,
 						true, 2, 7);
-		if (!pr_type_valid(o.type))
+		if (!pr_type_valid(cmd->cdb[2] & 0x0f))
 			return tcmx_sense_field(cmd,
 						TCMX_SENSE_INVALID_CDB_FIELD,
 						true, 2, 3);
 	}
-	if (sa == PRO_REGISTER || sa == PRO_REGISTER_IGNORE) {
-		new = kzalloc(sizeof(*new), GFP_KERNEL);
-		if (!new)
-			return tcmx_sense(cmd,
-					  TCMX_SENSE_INSUFFICIENT_RESOURCES);
+	p = kmalloc(len, GFP_KERNEL);
+	if (!p)
+		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+	if (tcmx_cmd_copy_from_sgl(cmd, p, len) < len) {
+		status = tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
+		goto out;
 	}
+	status = pr_out_params(cmd, &o, p, len);
+	if (status != TCMX_GOOD)
+		goto out;
+	if (READ_ONCE(dev->attrib.force_pr_aptpl))
+		o.aptpl = true;
 
-	mutex_lock(&dev->pr_mutex);
-	spin_lock_irq(&dev->pr_lock);
-	reg = pr_find(dev, cmd->lun);
-	if (dev->spc2_holder && dev->spc2_holder != cmd->lun) {
-		status = TCMX_CONFLICT;
-	} else if (sa == PRO_REGISTER || sa == PRO_REGISTER_IGNORE) {
-		status = pr_register(cmd, &o, sa == PRO_REGISTER_IGNORE,
-				     &new, &old);
-	} else if (!reg || reg->key != o.key) {
-		status = TCMX_CONFLICT;
-	} else if (sa == PRO_RESERVE) {
-		status = pr_reserve(cmd, &o, reg);
-	} else if (sa == PRO_RELEASE) {
-		status = pr_release(cmd, &o, reg);
-	} else if (sa == PRO_CLEAR) {
-		pr_clear(cmd, &gone);
-		status = TCMX_GOOD;
-	} else {
-		status = pr_preempt(cmd, &o, reg, &gone);
+	/* dev->luns: dev->lock, taken before the PR locks as lun.c does */
+	mutex_lock(&dev->lock);
+	/* a registration per LUN of the device at most: spares for all */
+	n = 0;
+	if (pr_sa_has_aptpl(sa))
+		list_for_each_entry(lun, &dev->luns, dev_node)
+			n++;
+	for (i = 0; i < n; i++) {
+		reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+		if (!reg) {
+			mutex_unlock(&dev->lock);
+			status = tcmx_sense(cmd,
+					    TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
+			goto out;
+		}
+		list_add(&reg->node, &o.spare);
 	}
+	mutex_lock(&dev->pr_mutex);
+	if (o.aptpl && pr_sa_has_aptpl(sa) && !dev->pr_aptpl &&
+	    pr_aptpl_check(dev)) {
+		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
+		goto unlock;
+	}
+	spin_lock_irq(&dev->pr_lock);
+	status = pr_out_locked(cmd, &o, p, &gone);
 	pr_update_gate(dev);
 	spin_unlock_irq(&dev->pr_lock);
+	/* the last REGISTER's APTPL bit decides (SPC-4 5.13.5) */
+	save = dev->pr_aptpl;
+	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa)) {
+		save |= o.aptpl;
+		dev->pr_aptpl = o.aptpl;
+	}
+	if (status == TCMX_GOOD && save && pr_aptpl_save(dev))
+		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
+unlock:
 	mutex_unlock(&dev->pr_mutex);
-
-	kfree(new);
-	kfree(old);
+	mutex_unlock(&dev->lock);
+	/*
+	 * PREEMPT AND ABORT: the gate refuses the preempted nexuses now; the
+	 * commands of theirs it let through before run inline in an RCU
+	 * read-side section of the fabric: wait for them to end.
+	 */
+	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
+		synchronize_rcu();
+out:
+	kfree(p);
+	list_splice_init(&o.spare, &gone);
 	list_for_each_entry_safe(reg, tmp, &gone, node)
 		kfree(reg);
 	return status;
@@ -921,6 +1472,9 @@ ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
 	if (!READ_ONCE(dev->attrib.emulate_pr) &&
 	    (what == TCMX_PR_SHOW_HOLDER || what == TCMX_PR_SHOW_RES_TYPE))
 		return scnprintf(page, PAGE_SIZE, "SPC_RESERVATIONS_DISABLED\n");
+	/* in-tree: empty while reservations are off */
+	if (!READ_ONCE(dev->attrib.emulate_pr) && what == TCMX_PR_SHOW_APTPL)
+		return 0;
 
 	mutex_lock(&dev->pr_mutex);
 	holder = dev->pr_holder;
@@ -941,9 +1495,13 @@ ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
 			len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
 		break;
 	case TCMX_PR_SHOW_ALL_TGT_PTS:
-		len = scnprintf(page, PAGE_SIZE, lun ?
-				 "SPC-3 Reservation: Single Target Port registration\n" :
-				 PR_NO_HOLDER);
+		if (!lun)
+			len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
+		else
+			len = scnprintf(page, PAGE_SIZE,
+					 "SPC-3 Reservation: %s Target Port%s registration\n",
+					 holder->all_tg_pt ? "All" : "Single",
+					 holder->all_tg_pt ? "s" : "");
 		break;
 	case TCMX_PR_SHOW_HOLDER_TG_PORT:
 		if (!lun) {
@@ -975,6 +1533,10 @@ ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
 					 pr_type_name(dev->pr_type));
 		else
 			len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
+		break;
+	case TCMX_PR_SHOW_APTPL:
+		len = scnprintf(page, PAGE_SIZE, "APTPL Bit Status: %s\n",
+				 dev->pr_aptpl ? "Activated" : "Disabled");
 		break;
 	case TCMX_PR_SHOW_RES_TYPE:
 		len = scnprintf(page, PAGE_SIZE, "%s\n", dev->spc2_holder ?

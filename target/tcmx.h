@@ -96,6 +96,8 @@ enum tcmx_sense {
 	TCMX_SENSE_OPERATION_IN_PROGRESS,	/* 05/00/16 */
 	TCMX_SENSE_INVALID_IU_FIELD,	/* 05/0E/03 */
 	TCMX_SENSE_UA_INQUIRY_CHANGED,	/* 06/3F/03 */
+	TCMX_SENSE_INSUFFICIENT_REG_RESOURCES,	/* 05/55/04 */
+	TCMX_SENSE_LU_COMM_FAILURE,	/* 02/08/00 */
 	TCMX_SENSE_NR
 };
 
@@ -296,7 +298,10 @@ struct tcmx_dev {
 	 * registration holding the persistent reservation (any one of them
 	 * for the all-registrants types), of pr_type; pr_generation; and
 	 * spc2_holder, the LUN an SPC-2 RESERVE reserved the device to.
-	 * TCMX_GATE_PR is set while pr_holder or spc2_holder is.
+	 * TCMX_GATE_PR is set while pr_holder or spc2_holder is.  pr_aptpl:
+	 * the state persists (APTPL, in <dbroot>/pr/aptpl_<unit serial>);
+	 * pr_saved, under pr_mutex: registrations pr/res_aptpl_metadata
+	 * restored, each waiting for its I_T nexus to be linked.
 	 */
 	struct mutex			pr_mutex;
 	spinlock_t			pr_lock;
@@ -305,6 +310,9 @@ struct tcmx_dev {
 	struct tcmx_lun			*spc2_holder;
 	u32				pr_generation;
 	u8				pr_type;
+	bool				pr_aptpl;
+	struct list_head		pr_saved;
+	unsigned int			pr_saved_count;
 };
 
 /* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */

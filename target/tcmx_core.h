@@ -69,6 +69,8 @@ struct tcmx_fabric {
 /* core.c */
 extern struct mutex tcmx_cfs_mutex;	/* registries, link/unlink, dbroot */
 extern int tcmx_dev_count;		/* under tcmx_cfs_mutex */
+/* fixed while a device exists (pr.c reads it for APTPL) */
+extern char tcmx_dbroot[];
 
 /* device.c: the $T/core subtree and the backend registry */
 int tcmx_core_dir_init(struct config_group *root);
@@ -286,12 +288,19 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * check while TCMX_GATE_PR is set (any context: TCMX_GOOD or
  * TCMX_CONFLICT); a new device's state (before it is visible); a LUN
  * leaving dev->luns drops its registration and reservations (dev->lock
- * held, the LUN drained); the state as the pr/ files show it.
+ * held, the LUN drained); a LUN just linked takes up the registrations
+ * pr/res_aptpl_metadata restored for its nexus; a device's end frees
+ * those still waiting; pr/res_aptpl_metadata's store; the state as the
+ * pr/ files show it.
  */
 enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
 void tcmx_pr_dev_init(struct tcmx_dev *dev);
 void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev);
+void tcmx_pr_lun_linked(struct tcmx_lun *lun);
+void tcmx_pr_dev_free(struct tcmx_dev *dev);
+ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
+			       size_t count);
 enum tcmx_pr_show {
 	TCMX_PR_SHOW_HOLDER,		/* res_holder */
 	TCMX_PR_SHOW_ALL_TGT_PTS,	/* res_pr_all_tgt_pts */
@@ -299,6 +308,7 @@ enum tcmx_pr_show {
 	TCMX_PR_SHOW_REGISTERED,	/* res_pr_registered_i_pts */
 	TCMX_PR_SHOW_TYPE,		/* res_pr_type */
 	TCMX_PR_SHOW_RES_TYPE,		/* res_type */
+	TCMX_PR_SHOW_APTPL,		/* res_aptpl_active */
 };
 ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
 		     char *page);

@@ -6,7 +6,10 @@
  * conflicts through the gate, PREEMPT's unit attentions, CLEAR, the
  * parameter list checks, RESERVE(6) and a LUN leaving.
  */
+#include <unistd.h>
 #include "ut.h"
+
+int mkdir(const char *path, mode_t mode);	/* <sys/stat.h> clashes */
 
 #define IN	DMA_FROM_DEVICE
 #define OUT	DMA_TO_DEVICE
@@ -184,7 +187,8 @@ static void pr_fields(void)
 {
 	EXPECT(prin(A, 2, 64), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 8);
-	CHECK_BYTES(0, 0, 8, 0x10, 0x80, 0xea, 0x01, 0, 0);
+	/* CRH SIP_C ATP_C PTPL_C; TMV, APTPL not active */
+	CHECK_BYTES(0, 0, 8, 0x1d, 0x80, 0xea, 0x01, 0, 0);
 	EXPECT(prin(A, 4, 64), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(prout(A, 8, 0, 1, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	memset(pr_param, 0, sizeof(pr_param));
@@ -193,12 +197,15 @@ static void pr_fields(void)
 		       A), TCMX_SENSE_PARAM_LIST_LENGTH);
 	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 23,
 		       A), TCMX_SENSE_PARAM_LIST_LENGTH);
-	pr_param[20] = 0x01;		/* APTPL */
+	pr_param[20] = 0x01;		/* APTPL, and no <dbroot>/pr */
 	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 24,
-		       A), TCMX_SENSE_INVALID_PARAM_FIELD);
-	pr_param[20] = 0x08;		/* SPEC_I_PT, longer list */
+		       A), TCMX_SENSE_LU_COMM_FAILURE);
+	pr_param[20] = 0x08;		/* SPEC_I_PT needs its length too */
 	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 24,
+		       A), TCMX_SENSE_PARAM_LIST_LENGTH);
+	EXPECT(RUN_OUT(C(0x5f, 6, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 24,
 		       A), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x8b && ut_sense[17] == 20);
 	CHECK(list_empty(&ut_dev.pr_regs) && !ut_dev.pr_generation);
 	EXPECT(prout(A, 0, 0, 1, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
@@ -280,8 +287,8 @@ static void pr_register_and_move(void)
 	EXPECT(prmove(A, 0xa, 0xb, 0, 1, 48), TCMX_SENSE_INVALID_PARAM_FIELD);
 	CHECK(ut_sense[17] == 24);
 	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 40), TCMX_SENSE_PARAM_LIST_LENGTH);
-	EXPECT(prmove(A, 0xa, 0xb, 1, 2, 48), TCMX_SENSE_INVALID_PARAM_FIELD);
-	CHECK(ut_sense[15] == 0x88 && ut_sense[17] == 17);
+	/* APTPL, with no <dbroot>/pr to keep it in */
+	EXPECT(prmove(A, 0xa, 0xb, 1, 2, 48), TCMX_SENSE_LU_COMM_FAILURE);
 	CHECK(ut_dev.pr_generation == 1);
 	/* to B: registered with the service action key, the holder */
 	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 48), UT_GOOD);
@@ -313,6 +320,204 @@ static void pr_register_and_move(void)
 	ut_tpg.nexus_name = NULL;
 }
 
+/* one registration's REGISTER parameter list: @bits in byte 20, TIDs */
+static u8 reg_param[28 + 2 * 24];
+
+static int prreg(u64 lun, u8 sa, u64 sa_key, u8 bits, int ntid, u64 sas)
+{
+	u32 len = bits & 0x08 ? 28 + ntid * 24 : 24;
+	int i;
+
+	memset(reg_param, 0, sizeof(reg_param));
+	put_unaligned_be64(sa_key, &reg_param[8]);
+	reg_param[20] = bits;
+	if (bits & 0x08)
+		put_unaligned_be32(ntid * 24, &reg_param[24]);
+	for (i = 0; i < ntid; i++) {
+		reg_param[28 + 24 * i] = 0x06;		/* SAS */
+		put_unaligned_be64(sas + i, &reg_param[28 + 24 * i + 4]);
+	}
+	return RUN_OUT(C(0x5f, sa, 0, 0, 0, 0, 0, 0, len, 0), reg_param, len,
+		       len, lun);
+}
+
+/*
+ * ALL_TG_PT and SPEC_I_PT.  The fixture's linked LUNs 0, 5 and 300 are
+ * all in one TPG: one initiator port, three target ports (RTPIs 1, 2, 4).
+ */
+static void pr_all_tg_pt_and_spec_i_pt(void)
+{
+	ut_tpg.nexus_name = "naa.5001405abcdef012";
+	/* ALL_TG_PT: every nexus of the initiator port, one key */
+	EXPECT(prreg(A, 0, 0xa, 0x04, 0, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24 && ut_dev.pr_generation == 1);
+	EXPECT(prin(B, 0, 64), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0xa,
+		    0, 0, 0, 0, 0, 0, 0, 0xa, 0, 0, 0, 0, 0, 0, 0, 0xa);
+	/* READ FULL STATUS: ALL_TG_PT set, no relative port */
+	EXPECT(prin(A, 3, 256), UT_GOOD);
+	CHECK(ut_data[8 + 12] == 0x02 && !ut_data[8 + 18] &&
+	      !ut_data[8 + 19]);
+	/* B reserves with it; unregistering through LUN 300 ends all three */
+	EXPECT(prout(B, 1, 0xa, 0, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24 && ut_dev.pr_holder);
+	EXPECT(prreg(300, 0, 0, 0, 0, 0), UT_CONFLICT);	/* key 0 != 0xa */
+	memset(pr_param, 0, sizeof(pr_param));
+	put_unaligned_be64(0xa, &pr_param[0]);
+	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 24,
+		       300), UT_GOOD);
+	CHECK(list_empty(&ut_dev.pr_regs) && !ut_dev.pr_holder &&
+	      !ut_dev.gate && ut_dev.pr_generation == 2);
+
+	/* SPEC_I_PT: a registered nexus may not; a bad TransportID, none */
+	EXPECT(prreg(A, 0, 0xb, 0, 0, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(prreg(A, 0, 0xb, 0x08, 1, 0x5001405abcdef012ULL),
+	       UT_CONFLICT);				/* key 0 != 0xb */
+	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
+	/* through the receiving port only, the initiator is itself */
+	EXPECT(prreg(A, 0, 0xb, 0x08, 1, 0x5001405abcdef012ULL), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 52);
+	EXPECT(prin(B, 0, 64), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0xb);
+	/* a registered nexus may not give TransportIDs */
+	put_unaligned_be64(0xb, &reg_param[0]);
+	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 52, 0), reg_param, 52,
+		       52, A), TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x8b && ut_sense[17] == 20);
+	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
+	/* an initiator no nexus has: refused, pointing at its TransportID */
+	EXPECT(prreg(A, 0, 0xb, 0x0c, 2, 0x5001405abcdef012ULL),
+	       TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x80 && ut_sense[16] == 0 && ut_sense[17] == 52);
+	CHECK(list_empty(&ut_dev.pr_regs));
+	/* a TRANSPORTID PARAMETER DATA LENGTH that does not add up */
+	put_unaligned_be32(25, &reg_param[24]);
+	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 52, 0), reg_param, 52,
+		       52, A), TCMX_SENSE_PARAM_LIST_LENGTH);
+	/* with ALL_TG_PT: the initiator through every port */
+	EXPECT(prreg(A, 0, 0xc, 0x0c, 1, 0x5001405abcdef012ULL), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 52);
+	EXPECT(prin(A, 0, 64), UT_GOOD);
+	CHECK(get_unaligned_be32(&ut_data[4]) == 24);
+	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
+	tcmx_pr_lun_gone(&ut_luns[1], &ut_dev);
+	tcmx_pr_lun_gone(&ut_luns[3], &ut_dev);
+	ut_tpg.nexus_name = NULL;
+}
+
+static const struct tcmx_fabric_ops ut_loop_ops = { .name = "loopback" };
+
+static char *aptpl_file(char *buf, size_t size)
+{
+	char path[4200];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/pr/aptpl_%s", tcmx_dbroot,
+		 ut_dev.t10.unit_serial);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* APTPL: the file after each change, and its metadata restored */
+static void pr_aptpl(void)
+{
+	static const char want[] =
+		"PR_REG_START: 0\ninitiator_fabric=loopback\n"
+		"initiator_node=naa.5001405abcdef012\nsa_res_key=10\n"
+		"res_holder=1\nres_type=05\nres_scope=00\nres_all_tg_pt=0\n"
+		"mapped_lun=0\ntarget_fabric=loopback\n"
+		"target_node=naa.50014050a1b2c3d4\ntpgt=1\nport_rtpi=1\n"
+		"target_lun=0\nPR_REG_END: 0\n";
+	static const char restore[] =
+		"0,initiator_fabric=loopback,initiator_node=naa.5001405abcdef012,"
+		"sa_res_key=10,res_holder=1,res_type=05,res_scope=00,"
+		"res_all_tg_pt=0,mapped_lun=0,target_fabric=loopback,"
+		"target_node=naa.50014050a1b2c3d4,tpgt=1,port_rtpi=1,"
+		"target_lun=0,0";
+	static const u8 block[512];
+	const char *saved_root = "/tmp";
+	char root[] = "/tmp/ut_aptpl_XXXXXX", dir[64], buf[2048];
+	const struct tcmx_fabric_ops *ops = ut_tpg.ops;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/pr", root);
+	CHECK(mkdir(dir, 0700) == 0);
+	strcpy(tcmx_dbroot, root);
+	ut_tpg.ops = &ut_loop_ops;
+	ut_tpg.nexus_name = "naa.5001405abcdef012";
+	ut_luns[1].index = 5;
+
+	EXPECT(prreg(A, 0, 0xa, 0x01, 0, 0), UT_GOOD);
+	CHECK(ut_dev.pr_aptpl);
+	EXPECT(prout(A, 1, 0xa, 0, 5), UT_GOOD);
+	CHECK(aptpl_file(buf, sizeof(buf)) && !strcmp(buf, want));
+	EXPECT(prin(A, 2, 64), UT_GOOD);
+	CHECK(ut_data[3] == 0x81);			/* PTPL_A */
+
+	/* the device again: its metadata waits for LUN 0's nexus */
+	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
+	ut_dev.pr_aptpl = false;
+	CHECK(!ut_dev.pr_holder && list_empty(&ut_dev.pr_regs));
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "  \n", 3) == 3);
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "sa_res_key=1,bogus=2", 20) ==
+	      -EINVAL);
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "initiator_node=x,sa_res_key=1",
+				     29) == -EINVAL);	/* no target_node */
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "initiator_node=x,target_node=y,sa_res_key=1,res_holder=1,res_type=02",
+				     68) == -EINVAL);	/* not a type */
+	ut_dev.export_count = 1;
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
+	      -EBUSY);
+	ut_dev.export_count = 0;
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
+	      strlen(restore));
+	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
+	ut_dev.export_count = 1;
+	tcmx_pr_lun_linked(&ut_luns[1]);		/* LUN 5: not its */
+	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
+	tcmx_pr_lun_linked(&ut_luns[0]);
+	CHECK(!ut_dev.pr_saved_count && ut_dev.pr_aptpl &&
+	      ut_dev.pr_type == 5 && ut_dev.gate == BIT(TCMX_GATE_PR));
+	EXPECT(prin(B, 1, 64), UT_GOOD);
+	CHECK_BYTES(8, 0, 0, 0, 0, 0, 0, 0, 0xa, 0, 0, 0, 0, 0, 0x05);
+	/* Write Exclusive, Registrants Only: B's writes conflict */
+	EXPECT(RUN_OUT(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0), block, 512, 512, B),
+	       UT_CONFLICT);
+
+	/* APTPL 0 in the last REGISTER: the file says nothing is kept */
+	EXPECT(prreg(A, 6, 0xa, 0, 0, 0), UT_GOOD);
+	CHECK(!ut_dev.pr_aptpl);
+	CHECK(aptpl_file(buf, sizeof(buf)) &&
+	      !strcmp(buf, "No Registrations or Reservations\n"));
+	EXPECT(prout(A, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(!ut_dev.gate && list_empty(&ut_dev.pr_regs));
+	/* metadata left waiting goes with the device */
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
+	      -EBUSY);
+	ut_dev.export_count = 0;
+	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
+	      strlen(restore));
+	tcmx_pr_dev_free(&ut_dev);
+	CHECK(!ut_dev.pr_saved_count && list_empty(&ut_dev.pr_saved));
+	ut_dev.export_count = 1;
+
+	snprintf(buf, sizeof(buf), "%s/aptpl_%s", dir, ut_dev.t10.unit_serial);
+	unlink(buf);
+	rmdir(dir);
+	rmdir(root);
+	strcpy(tcmx_dbroot, saved_root);
+	ut_luns[1].index = 0;
+	ut_tpg.ops = ops;
+	ut_tpg.nexus_name = NULL;
+}
+
 void ut_test_pr(void)
 {
 	ut_dev.attrib.emulate_pr = 1;
@@ -330,6 +535,9 @@ void ut_test_pr(void)
 	pr_fields();
 	ut_dev.pr_generation = 0;
 	pr_register_and_move();
+	ut_dev.pr_generation = 0;
+	pr_all_tg_pt_and_spec_i_pt();
+	pr_aptpl();
 	pr_spc2();
 	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
 	tcmx_pr_lun_gone(&ut_luns[1], &ut_dev);

@@ -1,11 +1,181 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 /*
  * What the linked core files call from the parts of the core that the unit
  * test does not build (transport.c): commands "deferred" run at once.
  */
+#include <ctype.h>
+#include <dirent.h>
+#include <unistd.h>
 #include "ut.h"
 
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 {
 	return fn(cmd);
+}
+
+/* core.c's dbroot: pr.c keeps APTPL state under <dbroot>/pr */
+char tcmx_dbroot[4096] = "/tmp";
+
+struct file *filp_open(const char *name, int flags, unsigned short mode)
+{
+	struct file *f = malloc(sizeof(*f));
+
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	f->fd = open(name, flags, mode);
+	if (f->fd < 0) {
+		int err = -errno;
+
+		free(f);
+		return ERR_PTR(err);
+	}
+	return f;
+}
+
+ssize_t kernel_write(struct file *f, const void *buf, size_t n, loff_t *pos)
+{
+	ssize_t ret = pwrite(f->fd, buf, n, *pos);
+
+	if (ret < 0)
+		return -errno;
+	*pos += ret;
+	return ret;
+}
+
+void fput(struct file *f)
+{
+	close(f->fd);
+	free(f);
+}
+
+int kern_path(const char *name, unsigned int flags, struct path *path)
+{
+	DIR *d;
+
+	/* only directories are looked up */
+	if (!(flags & LOOKUP_DIRECTORY))
+		return -EINVAL;
+	d = opendir(name);
+	if (!d)
+		return -errno;
+	closedir(d);
+	return 0;
+}
+
+char *kasprintf(gfp_t gfp, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+char *kmemdup_nul(const char *s, size_t len, gfp_t gfp)
+{
+	char *d = malloc(len + 1);
+
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
+char *strim(char *s)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+char *strnstr(const char *s, const char *find, size_t len)
+{
+	size_t n = strlen(find);
+
+	for (; len >= n; s++, len--)
+		if (!memcmp(s, find, n))
+			return (char *)s;
+	return NULL;
+}
+
+static int ut_kstrtoull(const char *s, unsigned int base, u64 max, u64 *res)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (*end == '\n')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (errno || v > max)
+		return -ERANGE;
+	*res = v;
+	return 0;
+}
+
+int kstrtou64(const char *s, unsigned int base, u64 *res)
+{
+	return ut_kstrtoull(s, base, UINT64_MAX, res);
+}
+
+int kstrtou16(const char *s, unsigned int base, u16 *res)
+{
+	u64 v;
+	int ret = ut_kstrtoull(s, base, 0xffff, &v);
+
+	if (!ret)
+		*res = v;
+	return ret;
+}
+
+int kstrtou8(const char *s, unsigned int base, u8 *res)
+{
+	u64 v;
+	int ret = ut_kstrtoull(s, base, 0xff, &v);
+
+	if (!ret)
+		*res = v;
+	return ret;
+}
+
+int kstrtobool(const char *s, bool *res)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "y") || !strcmp(s, "Y")) {
+		*res = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcmp(s, "n") || !strcmp(s, "N")) {
+		*res = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+ssize_t strscpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size);
+
+	if (n == size) {
+		if (size) {
+			memcpy(dst, src, size - 1);
+			dst[size - 1] = '\0';
+		}
+		return -E2BIG;
+	}
+	memcpy(dst, src, n + 1);
+	return n;
 }

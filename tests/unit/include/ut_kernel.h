@@ -9,6 +9,7 @@
 #define UT_KERNEL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -173,6 +174,15 @@ static inline void list_del(struct list_head *e)
 	e->prev->next = e->next;
 	e->next->prev = e->prev;
 }
+static inline void list_add(struct list_head *e, struct list_head *h)
+{
+	e->prev = h;
+	e->next = h->next;
+	h->next->prev = e;
+	h->next = e;
+}
+#define list_first_entry_or_null(head, type, member)			\
+	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 static inline void list_move_tail(struct list_head *e, struct list_head *h)
 {
 	list_del(e);
@@ -354,5 +364,30 @@ static inline void *kvmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
 static inline void kvfree(const void *p) { free((void *)p); }
 static inline void mutex_init(struct mutex *m) { (void)m; }
 static inline void synchronize_rcu_expedited(void) {}
+static inline void synchronize_rcu(void) {}
+
+/* pr.c's APTPL file, kept in a real file (ut_stubs.c) */
+#define IS_ERR(p)		((unsigned long)(p) >= (unsigned long)-4095)
+#define PTR_ERR(p)		((long)(p))
+#define ERR_PTR(e)		((void *)(long)(e))
+#define LOOKUP_FOLLOW		0x1
+#define LOOKUP_DIRECTORY	0x2
+struct file { int fd; };
+struct path { int unused; };
+struct file *filp_open(const char *name, int flags, unsigned short mode);
+ssize_t kernel_write(struct file *f, const void *buf, size_t n, loff_t *pos);
+void fput(struct file *f);
+int kern_path(const char *name, unsigned int flags, struct path *path);
+static inline void path_put(struct path *p) { (void)p; }
+char *kasprintf(gfp_t gfp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+char *kmemdup_nul(const char *s, size_t len, gfp_t gfp);
+char *strim(char *s);
+char *strnstr(const char *s, const char *find, size_t len);
+int kstrtou64(const char *s, unsigned int base, u64 *res);
+int kstrtou16(const char *s, unsigned int base, u16 *res);
+int kstrtou8(const char *s, unsigned int base, u8 *res);
+int kstrtobool(const char *s, bool *res);
+ssize_t strscpy(char *dst, const char *src, size_t size);
 
 #endif /* UT_KERNEL_H */
