@@ -736,6 +736,7 @@ static const struct tcmx_fabric_ops loop_ops = {
 	.owner			= THIS_MODULE,
 	.version		= "tcmx loopback fabric v" TCMX_VERSION,
 	.max_tpgt		= LOOP_MAX_TPGT,
+	.nexus_per_tpg		= true,
 	.make_wwn		= loop_make_wwn,
 	.drop_wwn		= loop_drop_wwn,
 	.make_tpg		= loop_make_tpg,

@@ -27,10 +27,11 @@
  * creates the device again; a restored registration waits there for its
  * LUN to be linked.
  *
- * PREEMPT AND ABORT preempts as PREEMPT does, then waits for an RCU grace
- * period: the inline commands of the preempted nexuses that passed the
- * gate before have finished when it completes.  Commands a backend
- * deferred (rd's page allocations) are not aborted: they finish.
+ * PREEMPT AND ABORT preempts as PREEMPT does, then waits until every
+ * command of the preempted nexuses that the gate let through before has
+ * finished (an RCU grace period for the inline ones, lun->deferred for
+ * the others): none of theirs runs after it completes.  They finish
+ * rather than end with TASK ABORTED.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,6 +44,7 @@
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include <linux/version.h>
 #if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
 #include <linux/unaligned.h>
@@ -89,6 +91,7 @@
 #define PRO_MOVE_APTPL		BIT(0)
 #define PRO_TIDS		28	/* SPEC_I_PT: after their length */
 #define PRO_MAX_PARAM_LEN	8192	/* ~300 TransportIDs */
+#define PR_ABORT_WAIT		(30 * HZ)	/* for preempted commands */
 
 /* one registered I_T nexus */
 struct tcmx_pr_reg {
@@ -97,6 +100,7 @@ struct tcmx_pr_reg {
 	u64			key;
 	u32			generation;	/* PRgeneration when registered */
 	bool			all_tg_pt;	/* made by REGISTER ALL_TG_PT */
+	bool			held;		/* PREEMPT AND ABORT's ref */
 };
 
 void tcmx_pr_dev_init(struct tcmx_dev *dev)
@@ -683,8 +687,9 @@ static int pr_saved_parse(struct tcmx_dev *dev, struct tcmx_pr_saved *s,
  * it (rtslib writes one per write, from <dbroot>/pr/aptpl_<serial>, after
  * it created the device and before it links LUNs).  Kept until a LUN
  * that is its nexus (same initiator and target port names, TPG tag and
- * LUN) is linked; then it is registered, with its reservation, and APTPL
- * is active again.
+ * LUN; for a fabric with a nexus per TPG, the target port alone) is
+ * linked; then it is registered, with its reservation, and APTPL is
+ * active again.
  */
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count)
@@ -742,7 +747,8 @@ static bool pr_saved_matches(struct tcmx_pr_saved *s, struct tcmx_lun *lun)
 {
 	struct tcmx_tpg *tpg = lun->tpg;
 
-	return !strcmp(s->i_port, pr_nexus_name(lun)) &&
+	return (tpg->ops->nexus_per_tpg ||
+		!strcmp(s->i_port, pr_nexus_name(lun))) &&
 	       !strcmp(s->t_port, tcmx_wwn_name(tpg->wwn)) &&
 	       (!s->i_fabric[0] || !strcmp(s->i_fabric, tpg->ops->name)) &&
 	       (!s->t_fabric[0] || !strcmp(s->t_fabric, tpg->ops->name)) &&
@@ -1010,6 +1016,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 		pr_unregister_set(dev, reg, gone);
 	} else {
 		reg->key = o->sa_key;
+		reg->generation = dev->pr_generation;
 	}
 	dev->pr_generation++;
 	return TCMX_GOOD;
@@ -1194,9 +1201,6 @@ static enum tcmx_status pr_out_params(struct tcmx_cmd *cmd, struct pr_out *o,
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
 	o->tids = p + tids_at;
 	o->tids_len = len - tids_at;
-	if (sa == PRO_REGISTER_AND_MOVE && !pr_tid_len(o->tids, o->tids_len))
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
-					false, PRO_PARAM_LEN, TCMX_NO_BIT);
 	return TCMX_GOOD;
 }
 
@@ -1229,6 +1233,45 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 		return TCMX_GOOD;
 	}
 	return pr_preempt(cmd, o, reg, gone);
+}
+
+/*
+ * PREEMPT AND ABORT, dev->lock held: keep each preempted nexus (LUN, on
+ * dev->luns now) from going away until pr_abort_wait() is done with it.
+ */
+static void pr_abort_hold(struct list_head *gone)
+{
+	struct tcmx_pr_reg *reg;
+
+	list_for_each_entry(reg, gone, node)
+		reg->held = percpu_ref_tryget_live(&reg->lun->ref);
+}
+
+/*
+ * Locks dropped: the gate refuses the preempted nexuses now.  Their
+ * commands it let through before either run inline, in the fabric's RCU
+ * read-side section (a grace period ends them), or were deferred (counted
+ * in lun->deferred): wait for those to finish, so that none of them runs
+ * after the PREEMPT AND ABORT completes.
+ */
+static void pr_abort_wait(struct tcmx_dev *dev, struct list_head *gone)
+{
+	struct tcmx_pr_reg *reg;
+
+	synchronize_rcu();
+	list_for_each_entry(reg, gone, node) {
+		if (!reg->held)
+			continue;
+		if (!wait_var_event_timeout(&reg->lun->deferred,
+					    !atomic_read(&reg->lun->deferred),
+					    PR_ABORT_WAIT))
+			pr_warn("%s: PREEMPT AND ABORT: %d command(s) of %s still running\n",
+				tcmx_dev_name(dev),
+				atomic_read(&reg->lun->deferred),
+				pr_nexus_name(reg->lun));
+		percpu_ref_put(&reg->lun->ref);
+		reg->held = false;
+	}
 }
 
 static bool pr_sa_has_aptpl(u8 sa)
@@ -1306,6 +1349,8 @@ static enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 	status = pr_out_locked(cmd, &o, p, &gone);
 	pr_update_gate(dev);
 	spin_unlock_irq(&dev->pr_lock);
+	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
+		pr_abort_hold(&gone);
 	/* the last REGISTER's APTPL bit decides (SPC-4 5.13.5) */
 	save = dev->pr_aptpl;
 	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa)) {
@@ -1317,13 +1362,8 @@ static enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 unlock:
 	mutex_unlock(&dev->pr_mutex);
 	mutex_unlock(&dev->lock);
-	/*
-	 * PREEMPT AND ABORT: the gate refuses the preempted nexuses now; the
-	 * commands of theirs it let through before run inline in an RCU
-	 * read-side section of the fabric: wait for them to end.
-	 */
 	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
-		synchronize_rcu();
+		pr_abort_wait(dev, &gone);
 out:
 	kfree(p);
 	list_splice_init(&o.spare, &gone);

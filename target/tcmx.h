@@ -355,6 +355,7 @@ struct tcmx_lun {
 	struct tcmx_dev			*dev;		/* NULL while unlinked */
 	struct tcmx_stats __percpu	*stats;		/* while linked */
 	struct percpu_ref		ref;		/* deferred commands */
+	atomic_t			deferred;	/* how many run now */
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
@@ -425,6 +426,13 @@ struct tcmx_fabric_ops {
 	struct module	*owner;
 	const char	*version;	/* <fabric>/version, no newline */
 	u16		max_tpgt;	/* tpgt_<t> with t < max_tpgt */
+	/*
+	 * Each TPG is one I_T nexus whose initiator port name the
+	 * configuration gives (loopback's nexus; rtslib does not save it and
+	 * makes up a new one when it restores): a registration APTPL kept
+	 * comes back to the nexus of its target port, whatever its name.
+	 */
+	bool		nexus_per_tpg;
 
 	/* slow path, process context */
 	struct tcmx_wwn	*(*make_wwn)(struct tcmx_fabric *tf, const char *name);

@@ -14,6 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
@@ -77,6 +78,7 @@ void tcmx_cmd_pin(struct tcmx_cmd *cmd)
 {
 	if (cmd->lun) {
 		percpu_ref_get(&cmd->lun->ref);
+		atomic_inc(&cmd->lun->deferred);
 		cmd->pinned = true;
 	}
 }
@@ -94,8 +96,12 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 	tcmx_finish_cmd(cmd, status);
 	cmd->tpg->ops->queue_status(cmd);
 	/* the command may be reused from here on: only the saved LUN */
-	if (lun)
-		percpu_ref_put(&lun->ref);
+	if (!lun)
+		return;
+	/* PREEMPT AND ABORT may wait for the LUN's deferred commands */
+	if (atomic_dec_and_test(&lun->deferred))
+		wake_up_var(&lun->deferred);
+	percpu_ref_put(&lun->ref);
 }
 EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
 

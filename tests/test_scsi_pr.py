@@ -6,12 +6,16 @@ off (so that no one else takes the unit attentions).  Registration,
 WRITE EXCLUSIVE - REGISTRANTS ONLY and its conflicts, PREEMPT and the
 unit attentions it leaves, RELEASE, CLEAR, RESERVE(6)/RELEASE(6), the
 pr/ files, sg_persist, and libiscsi's PR and Reserve6 suites."""
+import errno
+import hashlib
 import os
+import subprocess
+import time
 
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, rd, wr
+from tcmxlib import MiB, rd, sgcmd, wr
 
 pytestmark = pytest.mark.tcmx_only
 
@@ -24,15 +28,6 @@ WE, EA, WE_RO = 1, 3, 5
 REG_PREEMPTED = (0x6, 0x2a, 0x05)
 RES_PREEMPTED = (0x6, 0x2a, 0x03)
 RES_RELEASED = (0x6, 0x2a, 0x04)
-
-
-def sgcmd(sg, cdb, din=0, dout=None):
-    fd = os.open(sg, os.O_RDWR)
-    try:
-        st, sense, data, _ = tcmxlib.sgio(fd, cdb, din, dout)
-    finally:
-        os.close(fd)
-    return st, sense, data
 
 
 def tur_all(sg):
@@ -206,15 +201,17 @@ def test_registrants_only_release_tells_the_others(two):
 
 def test_capabilities_and_refused_fields(two):
     a = two["a"]
-    # CRH, TMV, the six types; no SIP_C, ATP_C, PTPL_C
-    assert prin(a, 2) == bytes([0, 8, 0x10, 0x80, 0xea, 0x01, 0, 0])
+    # CRH, SIP_C, ATP_C, PTPL_C; TMV, no PTPL_A; the six types
+    assert prin(a, 2) == bytes([0, 8, 0x1d, 0x80, 0xea, 0x01, 0, 0])
     st, sense, _ = sgcmd(a, [0x5e, 4, 0, 0, 0, 0, 0, 0, 8, 0], din=8)
     assert st == CHECK and tcmxlib.kcq(sense) == (0x5, 0x24, 0x00)
     assert prout(a, 0, sa_key=1, plen=23) == (CHECK, (0x5, 0x1a, 0x00))
     assert prout(a, 0, sa_key=1, plen=28) == (CHECK, (0x5, 0x1a, 0x00))
-    for flags in (0x01, 0x04, 0x08):    # APTPL, ALL_TG_PT, SPEC_I_PT
-        assert prout(a, 0, sa_key=1, flags=flags) == \
-            (CHECK, (0x5, 0x26, 0x00))
+    # SPEC_I_PT: its TransportID list's length must be there; and only
+    # with REGISTER
+    assert prout(a, 0, sa_key=1, flags=0x08) == (CHECK, (0x5, 0x1a, 0x00))
+    assert prout(a, 6, sa_key=1, flags=0x08, plen=28) == \
+        (CHECK, (0x5, 0x26, 0x00))
     # service action 8: none; REGISTER AND MOVE from an unregistered nexus
     assert prout(a, 8, sa_key=1) == (CHECK, (0x5, 0x24, 0x00))
     assert prout(a, 7, sa_key=1) == (CONFLICT, None)
@@ -236,6 +233,44 @@ def test_capabilities_and_refused_fields(two):
     assert data[32] == 0x06 and data[36:44] == \
         bytes.fromhex(two["na"][4:20])
     assert prout(a, 3, key=7) == (GOOD, None)
+
+
+# SPC-4 table 53 for a nexus that does not hold the reservation: whether
+# its READ and WRITE pass, unregistered and registered
+ACCESS = {
+    WE: ((True, False), (True, False)),
+    EA: ((False, False), (False, False)),
+    WE_RO: ((True, False), (True, True)),
+    6: ((False, False), (True, True)),          # EA, registrants only
+    7: ((True, False), (True, True)),           # WE, all registrants
+    8: ((False, False), (True, True)),          # EA, all registrants
+}
+
+
+@pytest.mark.parametrize("type_", sorted(ACCESS))
+def test_each_type_admits_whom_spc4_says(two, type_):
+    """For each of the six reservation types A holds: B's READ(10) and
+    WRITE(10), unregistered and registered; A's always pass."""
+    a, b = two["a"], two["b"]
+    for registered in (False, True):
+        assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+        if registered:
+            assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+        assert prout(a, 1, key=0xa, type_=type_) == (GOOD, None)
+        can_read, can_write = ACCESS[type_][registered]
+        st, _, data = sgcmd(b, READ10, din=512)
+        assert st == (GOOD if can_read else CONFLICT), \
+            (type_, registered, st)
+        assert not can_read or len(data) == 512
+        assert sgcmd(b, WRITE10, dout=bytes(512))[0] == \
+            (GOOD if can_write else CONFLICT), (type_, registered)
+        assert sgcmd(a, READ10, din=512)[0] == GOOD
+        assert sgcmd(a, WRITE10, dout=bytes(512))[0] == GOOD
+        # READ RESERVATION: an all-registrants reservation has key 0
+        assert prin(b, 1)[8:16] == keys(0 if type_ >= 7 else 0xa)
+        assert prin(b, 1)[21] == type_
+        assert prout(a, 3, key=0xa) == (GOOD, None)
+        assert tur_all(b) == ([RES_PREEMPTED] if registered else [])
 
 
 def test_spc2_reserve_release(two):
@@ -346,6 +381,124 @@ def test_register_and_move(two):
     persist(a, "--out", "--clear", "--param-rk=0xa1")
 
 
+def sas_tid(nexus):
+    """A SAS TransportID for a naa. initiator port name."""
+    return bytes([0x06, 0, 0, 0]) + bytes.fromhex(nexus[4:20]) + bytes(12)
+
+
+def register_tids(sg, sa_key, flags, tids):
+    tl = b"".join(tids)
+    param = bytes(8) + sa_key.to_bytes(8, "big") + bytes(4) + \
+        bytes([flags, 0, 0, 0]) + len(tl).to_bytes(4, "big") + tl
+    st, sense, _ = sgcmd(sg, [0x5f, 0, 0, 0, 0, 0, 0, 0, len(param), 0],
+                         dout=param)
+    return st, tcmxlib.kcq(sense)
+
+
+def full_status(data):
+    """READ FULL STATUS: (key, flags byte, RTPI, TransportID) per entry."""
+    out, off = [], 8
+    while off < 8 + int.from_bytes(data[4:8], "big"):
+        tl = int.from_bytes(data[off + 20:off + 24], "big")
+        out.append((int.from_bytes(data[off:off + 8], "big"), data[off + 12],
+                    int.from_bytes(data[off + 18:off + 20], "big"),
+                    data[off + 24:off + 24 + tl]))
+        off += 24 + tl
+    return out
+
+
+def test_spec_i_pt_and_all_tg_pt(two):
+    """SPEC_I_PT registers B's initiator port from A (through every target
+    port with ALL_TG_PT; through A's own port there is no such nexus);
+    ALL_TG_PT registers an initiator port through each target port it
+    has: a third target with A's nexus name."""
+    a, b, na, nb = two["a"], two["b"], two["na"], two["nb"]
+    assert register_tids(a, 0xa, 0x08, [sas_tid(nb)]) == \
+        (CHECK, (0x5, 0x26, 0x00))
+    assert prin(b, 0)[4:8] == bytes(4)
+    assert register_tids(a, 0xa, 0x0c, [sas_tid(nb)]) == (GOOD, None)
+    assert prin(b, 0)[:24] == gen(1) + (16).to_bytes(4, "big") + \
+        keys(0xa, 0xa)
+    st = full_status(prin(a, 3))
+    assert sorted(st, key=lambda e: e[3]) == sorted(
+        [(0xa, 0x02, 0, sas_tid(na)), (0xa, 0x02, 0, sas_tid(nb))],
+        key=lambda e: e[3])
+    # B registered through SPEC_I_PT: its writes pass A's WE-RO
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    assert sgcmd(b, WRITE10, dout=bytes(512))[0] == GOOD
+    assert rd(two["pr"] + "res_pr_all_tgt_pts") == \
+        "SPC-3 Reservation: All Target Ports registration\n"
+    assert prout(a, 3, key=0xa) == (GOOD, None)
+    tur_all(b)
+
+    # a third target port for A's initiator port: ALL_TG_PT covers both
+    tc = tcmxlib.mk_target()
+    wr(tc + "/nexus", "NULL")
+    wr(tc + "/nexus", na)
+    tcmxlib.link_lun(tc, 0, two["so"])
+    c = tcmxlib.sgdev(tc, 0)
+    tur_all(c)
+    assert prout(a, 0, sa_key=0xc, flags=0x04) == (GOOD, None)
+    assert prin(c, 0)[8:24] == keys(0xc, 0xc)
+    assert prin(b, 0)[4:8] == (16).to_bytes(4, "big")
+    assert prout(c, 1, key=0xc, type_=6) == (GOOD, None)   # EA, RO
+    assert sgcmd(a, READ10, din=512)[0] == GOOD
+    assert sgcmd(b, READ10, din=512)[0] == CONFLICT
+    # unregistering through one port ends the registration on all
+    assert prout(c, 0, key=0xc, flags=0x04) == (GOOD, None)
+    assert prin(a, 0)[4:8] == bytes(4)
+    assert rd(two["pr"] + "res_holder") == "No SPC-3 Reservation holder\n"
+
+
+def medium_sha(sg, size=16 * MiB, chunk=256 * 1024):
+    """SHA-256 of the whole medium, read with READ(10) through @sg."""
+    h = hashlib.sha256()
+    for off in range(0, size, chunk):
+        lba, n = off // 512, chunk // 512
+        st, sense, data = sgcmd(sg, [0x28, 0, *lba.to_bytes(4, "big"), 0,
+                                     n >> 8, n & 0xff, 0], din=chunk)
+        assert st == GOOD, (st, sense.hex())
+        h.update(data)
+    return h.hexdigest()
+
+
+def test_preempt_and_abort_fences_writes_in_flight(two):
+    """B writes with fio (rd allocating its pages in the worker, so some
+    writes are deferred) under A's WRITE EXCLUSIVE - REGISTRANTS ONLY; A
+    preempts and aborts B's key.  Once that returns nothing of B's lands
+    any more: the medium read through A stays the same, and B's writes
+    conflict."""
+    a, b = two["a"], two["b"]
+    knob = "/sys/module/tcmx_rd/parameters/alloc_in_worker"
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    wr(knob, "1")
+    try:
+        fio = subprocess.Popen(
+            ["fio", "--name=b", "--filename=" + b, "--ioengine=sg",
+             "--rw=randwrite", "--bs=64k", "--iodepth=16", "--size=16M",
+             "--time_based", "--runtime=60"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(3)
+        assert fio.poll() is None, fio.communicate()[0]
+        assert prout(a, 5, key=0xa, sa_key=0xb, type_=WE_RO) == \
+            (GOOD, None)
+        before = medium_sha(a)
+        time.sleep(2)
+        after = medium_sha(a)
+        out = fio.communicate(timeout=120)[0]
+    finally:
+        wr(knob, "0")
+    assert before == after
+    # fio stopped at its first refused write
+    assert fio.returncode != 0, out
+    assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa)
+    tur_all(b)
+    assert sgcmd(b, WRITE10, dout=bytes(512))[0] == CONFLICT
+    assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
 def test_sg_persist(two):
     a, b = two["a"], two["b"]
     tcmxlib.run(["sg_persist", "--out", "--register", "--param-sark=0x1234",
@@ -374,3 +527,72 @@ def test_libiscsi(two, suite):
     failed = [t for t, r in tests if r not in ("passed", "skipped")]
     assert not failed, out
     print(suite, tests)
+
+
+def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
+    """REGISTER with APTPL keeps the state in <dbroot>/pr/aptpl_<serial>
+    (the in-tree format); targetcli restoreconfig of the device brings the
+    registration and the reservation back through pr/res_aptpl_metadata;
+    a REGISTER with APTPL 0 ends it."""
+    dbroot = "/etc/rtslib-fb-target"
+    wr(tcmxlib.T + "/dbroot", dbroot)
+    os.makedirs(dbroot + "/pr", exist_ok=True)
+    wr(AUTOPROBE, "0")
+    try:
+        so = tcmxlib.mk_rd("aptpl0", 16 * MiB)
+        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
+        tcmxlib.link_lun(ta, 0, so)
+        tcmxlib.link_lun(tb, 0, so)
+        a, b = tcmxlib.sgdev(ta, 0), tcmxlib.sgdev(tb, 0)
+        na = rd(ta + "/nexus").strip()
+        tur_all(a)
+        tur_all(b)
+        serial = rd(so + "/wwn/vpd_unit_serial").split(":", 1)[1].strip()
+        path = "%s/pr/aptpl_%s" % (dbroot, serial)
+        assert rd(so + "/pr/res_aptpl_active") == \
+            "APTPL Bit Status: Disabled\n"
+        assert prout(a, 0, sa_key=0xa1, flags=0x01) == (GOOD, None)
+        assert prout(a, 1, key=0xa1, type_=WE_RO) == (GOOD, None)
+        assert prin(a, 2)[3] == 0x81                    # TMV, PTPL_A
+        assert rd(so + "/pr/res_aptpl_active") == \
+            "APTPL Bit Status: Activated\n"
+        assert rd(path) == (
+            "PR_REG_START: 0\ninitiator_fabric=loopback\n"
+            "initiator_node=%s\nsa_res_key=161\nres_holder=1\n"
+            "res_type=05\nres_scope=00\nres_all_tg_pt=0\nmapped_lun=0\n"
+            "target_fabric=loopback\ntarget_node=%s\ntpgt=1\n"
+            "port_rtpi=%d\ntarget_lun=0\nPR_REG_END: 0\n" %
+            (na, ta.split("/")[-2], tcmxlib.vpd83_ports(a)[4]))
+
+        tcmxlib.tcli_ok("saveconfig")
+        tcmxlib.tcli_ok("clearconfig confirm=True")
+        assert not os.path.exists(so)
+        out = tcmxlib.tcli_ok("restoreconfig")
+        a, b = tcmxlib.sgdev(ta, 0), tcmxlib.sgdev(tb, 0)
+        tur_all(a)
+        tur_all(b)
+        assert prin(b, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa1), \
+            (out, os.listdir(dbroot + "/pr"), rd(path),
+             tcmxlib.run(["dmesg"]).stdout[-2000:])
+        assert prin(b, 1)[4:24] == (16).to_bytes(4, "big") + \
+            keys(0xa1) + bytes(5) + bytes([WE_RO, 0, 0])
+        assert sgcmd(b, WRITE10, dout=bytes(512))[0] == CONFLICT
+        assert sgcmd(a, WRITE10, dout=bytes(512))[0] == GOOD
+        assert rd(so + "/pr/res_aptpl_active") == \
+            "APTPL Bit Status: Activated\n"
+        assert rd(so + "/pr/res_pr_registered_i_pts") == \
+            "SPC-3 PR Registrations:\nloopback Node: %s Key: " \
+            "0x00000000000000a1 PRgen: 0x00000000\n" % na
+        # metadata only while no LUN links the device
+        assert tcmxlib.err_of(wr, so + "/pr/res_aptpl_metadata",
+                              "initiator_node=x,target_node=y,"
+                              "sa_res_key=1") == errno.EBUSY
+
+        # the last REGISTER's APTPL 0: nothing is kept any more
+        assert prout(a, 6, sa_key=0xa1) == (GOOD, None)
+        assert rd(path) == "No Registrations or Reservations\n"
+        assert rd(so + "/pr/res_aptpl_active") == \
+            "APTPL Bit Status: Disabled\n"
+        assert prout(a, 3, key=0xa1) == (GOOD, None)
+    finally:
+        wr(AUTOPROBE, "1")

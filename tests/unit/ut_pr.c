@@ -139,6 +139,8 @@ static void pr_exclusive_access_preempt(void)
 	/* B preempts A, and takes it as write exclusive */
 	EXPECT(prout(B, 5, 2, 1, 1), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
+	/* it held A's LUN while it waited for A's commands, and let go */
+	CHECK(!ut_luns[0].ref.count);
 	CHECK(ut_luns[0].ua_count == 1 &&
 	      ut_luns[0].ua[0] == TCMX_SENSE_UA_REG_PREEMPTED &&
 	      !ut_luns[1].ua_count);
@@ -482,6 +484,10 @@ static void pr_aptpl(void)
 	ut_dev.export_count = 1;
 	tcmx_pr_lun_linked(&ut_luns[1]);		/* LUN 5: not its */
 	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
+	ut_tpg.nexus_name = "naa.5001405000000001";	/* another initiator */
+	tcmx_pr_lun_linked(&ut_luns[0]);
+	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
+	ut_tpg.nexus_name = "naa.5001405abcdef012";
 	tcmx_pr_lun_linked(&ut_luns[0]);
 	CHECK(!ut_dev.pr_saved_count && ut_dev.pr_aptpl &&
 	      ut_dev.pr_type == 5 && ut_dev.gate == BIT(TCMX_GATE_PR));

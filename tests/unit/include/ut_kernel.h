@@ -365,6 +365,16 @@ static inline void kvfree(const void *p) { free((void *)p); }
 static inline void mutex_init(struct mutex *m) { (void)m; }
 static inline void synchronize_rcu_expedited(void) {}
 static inline void synchronize_rcu(void) {}
+static inline bool percpu_ref_tryget_live(struct percpu_ref *r)
+{
+	r->count++;
+	return true;
+}
+static inline void percpu_ref_put(struct percpu_ref *r) { r->count--; }
+#define atomic_read(a)		((a)->counter)
+#define HZ			100
+/* one thread: what it waits for is there already */
+#define wait_var_event_timeout(var, cond, t)	((cond) ? (t) : 0)
 
 /* pr.c's APTPL file, kept in a real file (ut_stubs.c) */
 #define IS_ERR(p)		((unsigned long)(p) >= (unsigned long)-4095)

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The pr/ files of a device and its APTPL file, in each state a PR
+sequence leaves, byte for byte.  Not tcmx_only: with TCMX_TEST_STACK=lio
+the same expectations hold for the in-tree LIO, which is how the formats
+were checked to be its."""
+import os
+
+import pytest
+
+import tcmxlib
+from tcmxlib import MiB, rd, wr
+
+DBROOT = "/etc/rtslib-fb-target"
+AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
+NONE = "No SPC-3 Reservation holder\n"
+
+
+def prout(sg, sa, key=0, sa_key=0, type_=0, flags=0):
+    param = key.to_bytes(8, "big") + sa_key.to_bytes(8, "big") + \
+        bytes(4) + bytes([flags, 0, 0, 0])
+    st, sense, _ = tcmxlib.sgcmd(sg, [0x5f, sa, type_, 0, 0, 0, 0, 0, 24, 0],
+                                 dout=param)
+    assert st == 0, (sa, st, sense.hex())
+
+
+def tur_all(sg):
+    for _ in range(10):
+        if tcmxlib.sgcmd(sg, [0] * 6)[0] == 0:
+            return
+    raise AssertionError("unit attentions do not stop")
+
+
+def files(pr):
+    return {f: rd(pr + f) for f in sorted(os.listdir(pr))}
+
+
+@pytest.fixture
+def nexuses(stack):
+    """dbroot with its pr/ directory, one ramdisk behind two loopback
+    targets (sd kept off): the device path, A's and B's sg and nexus."""
+    wr(tcmxlib.T + "/dbroot", DBROOT)
+    os.makedirs(DBROOT + "/pr", exist_ok=True)
+    wr(AUTOPROBE, "0")
+    try:
+        so = tcmxlib.mk_rd("prf0", 16 * MiB)
+        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
+        tcmxlib.link_lun(ta, 0, so)
+        tcmxlib.link_lun(tb, 0, so)
+        d = dict(so=so, pr=so + "/pr/", wa=ta.split("/")[-2],
+                 wb=tb.split("/")[-2], a=tcmxlib.sgdev(ta, 0),
+                 b=tcmxlib.sgdev(tb, 0), na=rd(ta + "/nexus").strip(),
+                 nb=rd(tb + "/nexus").strip())
+        tur_all(d["a"])
+        tur_all(d["b"])
+        yield d
+    finally:
+        wr(AUTOPROBE, "1")
+
+
+def test_pr_files_in_each_state(nexuses):
+    n = nexuses
+    a, b, pr, na, nb = n["a"], n["b"], n["pr"], n["na"], n["nb"]
+    wwn = n["wa"]
+    rtpi = tcmxlib.vpd83_ports(a)[4]
+    empty = {
+        "res_aptpl_active": "APTPL Bit Status: Disabled\n",
+        "res_aptpl_metadata": "Ready to process PR APTPL metadata..\n",
+        "res_holder": NONE,
+        "res_pr_all_tgt_pts": NONE,
+        "res_pr_generation": "0x00000000\n",
+        "res_pr_holder_tg_port": NONE,
+        "res_pr_registered_i_pts": "SPC-3 PR Registrations:\nNone\n",
+        "res_pr_type": NONE,
+        "res_type": "SPC3_PERSISTENT_RESERVATIONS\n",
+    }
+    assert files(pr) == empty
+
+    prout(a, 0, sa_key=0xa)
+    prout(b, 0, sa_key=0xb)
+    prout(a, 1, key=0xa, type_=5)
+    held = dict(empty)
+    held.update({
+        "res_holder": "SPC-3 Reservation: loopback Initiator: %s\n" % na,
+        "res_pr_all_tgt_pts":
+            "SPC-3 Reservation: Single Target Port registration\n",
+        "res_pr_generation": "0x00000002\n",
+        "res_pr_holder_tg_port":
+            "SPC-3 Reservation: loopback Target Node Endpoint: %s\n"
+            "SPC-3 Reservation: Relative Port Identifier Tag: %d loopback "
+            "Portal Group Tag: 1 loopback Logical Unit: 0\n" % (wwn, rtpi),
+        "res_pr_registered_i_pts":
+            "SPC-3 PR Registrations:\n"
+            "loopback Node: %s Key: 0x000000000000000a PRgen: 0x00000000\n"
+            "loopback Node: %s Key: 0x000000000000000b PRgen: 0x00000001\n"
+            % (na, nb),
+        "res_pr_type": "SPC-3 Reservation Type: Write Exclusive Access, "
+                       "Registrants Only\n",
+    })
+    assert files(pr) == held
+
+    # APTPL from A's next REGISTER (same key): the file holds both
+    prout(a, 6, sa_key=0xa, flags=0x01)
+    held.update({"res_aptpl_active": "APTPL Bit Status: Activated\n",
+                 "res_pr_generation": "0x00000003\n"})
+    held["res_pr_registered_i_pts"] = held[
+        "res_pr_registered_i_pts"].replace("PRgen: 0x00000000",
+                                           "PRgen: 0x00000002")
+    assert files(pr) == held
+    serial = rd(n["so"] + "/wwn/vpd_unit_serial").split(":", 1)[1].strip()
+    text = rd("%s/pr/aptpl_%s" % (DBROOT, serial))
+    # in-tree writes a NUL after the text
+    assert text.rstrip("\0") == (
+        "PR_REG_START: 0\ninitiator_fabric=loopback\ninitiator_node=%s\n"
+        "sa_res_key=10\nres_holder=1\nres_type=05\nres_scope=00\n"
+        "res_all_tg_pt=0\nmapped_lun=0\ntarget_fabric=loopback\n"
+        "target_node=%s\ntpgt=1\nport_rtpi=%d\ntarget_lun=0\n"
+        "PR_REG_END: 0\n"
+        "PR_REG_START: 1\ninitiator_fabric=loopback\ninitiator_node=%s\n"
+        "sa_res_key=11\nres_holder=0\nres_all_tg_pt=0\nmapped_lun=0\n"
+        "target_fabric=loopback\ntarget_node=%s\ntpgt=1\nport_rtpi=%d\n"
+        "target_lun=0\nPR_REG_END: 1\n"
+        % (na, wwn, rtpi, nb, n["wb"], tcmxlib.vpd83_ports(b)[4]))
+
+    # CLEAR: still persisting, nothing to keep
+    prout(a, 3, key=0xa)
+    assert rd("%s/pr/aptpl_%s" % (DBROOT, serial)).rstrip("\0") == \
+        "No Registrations or Reservations"
+    held = dict(empty)
+    held.update({"res_aptpl_active": "APTPL Bit Status: Activated\n",
+                 "res_pr_generation": "0x00000004\n"})
+    assert files(pr) == held
