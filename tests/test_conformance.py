@@ -82,9 +82,9 @@ def preempt_rt():
 
 
 @pytest.mark.tcmx_only
-@pytest.mark.skipif(preempt_rt(), reason="libiscsi ALL runs on the 6.1 and "
-                    "6.12 kernels, not on their PREEMPT_RT flavour (this "
-                    "is %s)" % tcmxlib.KVER)
+@pytest.mark.skipif(preempt_rt(), reason="PREEMPT_RT kernel %s: libiscsi "
+                    "ALL runs on the 6.1 and 6.12 kernels, not on their RT "
+                    "flavour" % tcmxlib.KVER)
 def test_libiscsi_all(tmp_path, record_property):
     out = tmp_path / "conformance.json"
     p = tcmxlib.run([os.path.join(tcmxlib.PROJ, "tools", "conformance"),
