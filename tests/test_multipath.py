@@ -49,7 +49,7 @@ def paths_state():
     return st
 
 
-def wait_for(what, fn, timeout=90):
+def wait_for(what, fn, timeout=90, every=0.5):
     end = time.time() + timeout
     while True:
         v = fn()
@@ -58,13 +58,22 @@ def wait_for(what, fn, timeout=90):
         if time.time() > end:
             raise AssertionError("timed out waiting for %s: %s" % (
                 what, sh("multipathd show paths", check=False)))
-        time.sleep(1)
+        time.sleep(every)
 
 
 def io_count(dev):
-    """Reads and writes completed on a path (/sys/block/<dev>/stat)."""
+    """Reads and writes completed on a path or on the map
+    (/sys/block/<dev>/stat)."""
     f = rd("/sys/block/%s/stat" % dev).split()
     return int(f[0]) + int(f[4])
+
+
+def io_flows(dev, what, n=200, timeout=60):
+    """Waits for n more reads and writes to complete on dev: proof that
+    fio's I/O goes through it now (a fixed sleep proves nothing)."""
+    start = io_count(dev)
+    wait_for("%d I/Os %s (%s)" % (n, what, dev),
+             lambda: io_count(dev) - start >= n, timeout=timeout, every=0.2)
 
 
 @pytest.fixture
@@ -104,6 +113,7 @@ def mpath(stack):
             for v in paths_state().values()))
         yield dict(so=so, ta=ta, tb=tb, a=os.path.basename(da),
                    b=os.path.basename(db), map=mapdev, wwid=wwid,
+                   dm=os.path.basename(os.path.realpath(mapdev)),
                    ga=so + "/alua/default_tg_pt_gp/", gb=so + "/alua/b/")
     finally:
         sh("multipathd shutdown", check=False)
@@ -146,14 +156,22 @@ def unload_dm():
     raise AssertionError("still loaded: %s" % dm_loaded())
 
 
-def fio_verify(mapdev, runtime):
-    """fio writing and verifying (crc32c) the map for runtime seconds."""
+# fio stops, cleanly (exit 0, verify errors still fatal), once this exists
+FIO_STOP = "/tmp/tcmx-mp-fio-stop"
+
+
+def fio_verify(mapdev, limit=240):
+    """fio writing and verifying (crc32c, every 64 blocks written) the map
+    until fio_stop(), or limit seconds: the tests stop it once the event
+    is over and the I/O is seen going on; a limit reached first fails."""
+    if os.path.exists(FIO_STOP):
+        os.unlink(FIO_STOP)
     return subprocess.Popen(
         ["fio", "--name=mp", "--filename=" + mapdev, "--ioengine=libaio",
          "--direct=1", "--rw=randwrite", "--bs=4k", "--iodepth=8",
          "--size=32M", "--verify=crc32c", "--verify_backlog=64",
-         "--verify_fatal=1", "--time_based", "--runtime=%d" % runtime,
-         "--output-format=terse"],
+         "--verify_fatal=1", "--time_based", "--runtime=%d" % limit,
+         "--trigger-file=" + FIO_STOP, "--output-format=terse"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -168,15 +186,28 @@ def killed_on_failure(p):
         raise
 
 
-def fio_done(p, timeout=180):
+def fio_stop(p, timeout=180):
+    """fio was still running (so the events happened during it): stop it;
+    it must end with 0 and without a verify error."""
     try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, _ = p.communicate()
-        raise AssertionError("fio did not end:\n" + out)
+        assert p.poll() is None, "fio ended before the test was over:\n" + \
+            p.communicate()[0]
+        with open(FIO_STOP, "w"):
+            pass
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            raise AssertionError("fio did not end:\n" + out)
+    finally:
+        if os.path.exists(FIO_STOP):
+            os.unlink(FIO_STOP)
     assert p.returncode == 0, out
     assert "verify:" not in out and "bad magic" not in out, out
+    # terse v3: field 6 is the KiB read (fio's verify reads), 47 written
+    f = out.strip().splitlines()[-1].split(";")
+    assert int(f[5]) > 0 and int(f[46]) > 0, out
     return out
 
 
@@ -191,18 +222,28 @@ def test_map_assembles(mpath):
 
 
 def test_failover_transport_offline(mpath):
-    a, ta = mpath["a"], mpath["ta"]
-    p = fio_verify(mpath["map"], 40)
+    a, b, ta = mpath["a"], mpath["b"], mpath["ta"]
+    p = fio_verify(mpath["map"])
     with killed_on_failure(p):
-        time.sleep(8)
+        io_flows(mpath["dm"], "on the map")
         wr(ta + "/transport_status", "offline")
         wait_for("A failed", lambda: paths_state()[a][0] == "failed")
-        before = io_count(mpath["b"])
-        time.sleep(5)
-        assert io_count(mpath["b"]) > before, "no I/O on B"
+        io_flows(b, "on B, A failed")
         wr(ta + "/transport_status", "online")
         wait_for("A reinstated", lambda: paths_state()[a][0] == "active")
-    fio_done(p)
+        io_flows(mpath["dm"], "on the map, A back")
+    fio_stop(p)
+
+
+def map_prefers(mpath, dev, other):
+    """The live table has two path groups now, and the first (preferred)
+    holds dev and not other: multipathd has regrouped them by priority."""
+    ids = [rd("/sys/block/%s/dev" % d).strip() for d in (dev, other)]
+    # ... <nr groups> <first group>, then per group: service-time <nr
+    # args> <args> <nr paths> <nr path args> <path> <path args>...
+    groups = sh("dmsetup table " + mpath["wwid"]).split(" service-time ")
+    first = groups[1].split() if len(groups) == 3 else []
+    return ids[0] in first and ids[1] not in first
 
 
 def test_failover_alua_standby(mpath):
@@ -211,30 +252,34 @@ def test_failover_alua_standby(mpath):
     dm-multipath initialises A's path group."""
     a, b = mpath["a"], mpath["b"]
     wr(mpath["ga"] + "alua_access_type", "1")
-    p = fio_verify(mpath["map"], 50)
+    p = fio_verify(mpath["map"])
     with killed_on_failure(p):
-        time.sleep(5)
+        io_flows(mpath["dm"], "on the map")
         wr(mpath["ga"] + "alua_access_state", "2")
         # A's priority drops (Standby), B's group takes the I/O
         wait_for("A in Standby", lambda: paths_state()[a][2] != "50")
-        time.sleep(3)
-        ca, cb = io_count(a), io_count(b)
-        time.sleep(6)
-        assert io_count(b) > cb, "no I/O on B"
+        wait_for("B's group first", lambda: map_prefers(mpath, b, a))
+        ca = io_count(a)
+        # what was in flight on A may still complete (iodepth 8); a round
+        # robin over both would have given A as much as B
+        io_flows(b, "on B, A in Standby", n=400)
         assert io_count(a) - ca < 10, "I/O still on A"
         assert rd(mpath["ga"] + "alua_access_state").strip() == "2"
         wr(mpath["ga"] + "alua_access_state", "0")
         wait_for("A back", lambda: paths_state()[a][2] == "50")
-    fio_done(p)
+        io_flows(mpath["dm"], "on the map, A back")
+    fio_stop(p)
 
 
 def test_unlink_path_under_io(mpath):
-    p = fio_verify(mpath["map"], 30)
+    b = mpath["b"]
+    p = fio_verify(mpath["map"])
     with killed_on_failure(p):
-        time.sleep(8)
+        io_flows(mpath["dm"], "on the map")
         tcmxlib.unlink_lun(mpath["ta"] + "/lun/lun_0")
         wait_for("A gone", lambda: mpath["a"] not in paths_state())
-    fio_done(p)
+        io_flows(b, "on B, A gone")
+    fio_stop(p)
     assert os.path.exists(mpath["map"])
 
 

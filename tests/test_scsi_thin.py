@@ -4,7 +4,9 @@ the VPD pages B0/B1/B2 report, the emulate_tpu/emulate_tpws attributes,
 UNMAP, WRITE SAME(10/16), GET LBA STATUS, FORMAT UNIT and SANITIZE byte by
 byte over SG_IO and with sg3_utils, memory given back to the machine
 (blkdiscard, fstrim on ext4 mounted with -o discard, mkfs.ext4), UNMAP and
-WRITE SAME racing with verified I/O, and libiscsi's suites for them.
+WRITE SAME racing with verified I/O. libiscsi's suites for them (Unmap,
+WriteSame10/16, GetLBAStatus, Sanitize, ReadCapacity16) run in
+tests/test_conformance.py, in ALL, on the same kind of LUN (64 MiB rd).
 
 The in-tree rd_mcp has no UNMAP (or WRITE SAME with UNMAP, GET LBA STATUS,
 SANITIZE): every test here is tcmx_only."""
@@ -15,7 +17,6 @@ import threading
 
 import pytest
 
-import tcmxlib
 from tcmxlib import (MiB, PAGE, disk, kcq, link_lun, mem_free_to_use,
                      mk_rd, mk_target, rd, run, sgdev, sgio, tool, wr)
 
@@ -511,28 +512,3 @@ def test_unmap_and_write_same_race_with_verified_io(thin):
     assert len(errors) == 1, errors[:10]
     # the verified region was never touched by the hammer
     assert lun.lba_status(0, 24)[1][0][2] == 0
-
-
-LIBISCSI_SUITES = ("Unmap", "WriteSame10", "WriteSame16", "GetLBAStatus",
-                   "Sanitize", "ReadCapacity16", "Inquiry")
-
-
-def test_libiscsi_thin_provisioning_suites(thin):
-    """The suites of what this file covers: every test passes, or skips
-    for lack of an iSCSI session, or has its known result."""
-    failed = []
-    for suite in LIBISCSI_SUITES:
-        out, tests = tcmxlib.iscsi_test_cu(thin.sg, suite, timeout=900)
-        assert tests, out
-        n = {}
-        for name, r in tests:
-            n[r] = n.get(r, 0) + 1
-            known = tcmxlib.LIBISCSI_KNOWN.get("%s.%s" % (suite, name))
-            if r != (known[0] if known else "passed") and \
-                    r not in ("skipped", "notrun"):
-                failed.append("%s.%s: %s" % (suite, name, r))
-        figure("libiscsi %-15s %s" % (suite, " ".join(
-            "%s %d" % kv for kv in sorted(n.items()))))
-        if failed:
-            print(out)
-    assert not failed, failed
