@@ -33,6 +33,13 @@
 #define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
 #define LOOP_WWN_HEX		16	/* naa.<16 hex digits> */
 #define LOOP_DRAIN_MS		10000	/* device/host reset wait */
+/*
+ * Longest CDB carried to the core: as tcm_loop, what the midlayer's
+ * struct scsi_cmnd holds.  The core answers what it has no row for (a
+ * variable-length CDB) with INVALID COMMAND OPERATION CODE; with 16 the
+ * midlayer would fail such a CDB with a host error instead.
+ */
+#define LOOP_MAX_CDB		32
 
 /*
  * Queue depths.  rd_mcp completes READ/WRITE inside queuecommand, so a tag is
@@ -187,6 +194,7 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	cmd->tpg = &lt->tpg;
 	cmd->lun_id = sc->device->lun;
 	cmd->cdb = sc->cmnd;
+	cmd->cdb_len = sc->cmd_len;
 	cmd->sgl = scsi_sglist(sc);
 	cmd->sg_nents = scsi_sg_count(sc);
 	cmd->data_len = scsi_bufflen(sc);
@@ -450,7 +458,7 @@ static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
 	shost->max_channel = 0;
 	shost->max_id = LOOP_MAX_TPGT;
 	shost->max_lun = TCMX_MAX_LUN;
-	shost->max_cmd_len = 16;
+	shost->max_cmd_len = LOOP_MAX_CDB;
 	/*
 	 * No SCSI-2 LUN bits in CDB byte 1: the target addresses LUNs by
 	 * the nexus, and checks those bits as the reserved bits they are.
@@ -777,8 +785,10 @@ static int __init loop_init(void)
 	int ret;
 
 	BUILD_BUG_ON(TCMX_SENSE_BUFFER_LEN != SCSI_SENSE_BUFFERSIZE);
-	/* the core reads TCMX_CDB_MAX bytes of every CDB */
+	/* the core reads TCMX_CDB_MAX bytes of every CDB, cmd_len fits cdb_len */
 	BUILD_BUG_ON(sizeof_field(struct scsi_cmnd, cmnd) < TCMX_CDB_MAX);
+	BUILD_BUG_ON(sizeof_field(struct scsi_cmnd, cmnd) < LOOP_MAX_CDB);
+	BUILD_BUG_ON(LOOP_MAX_CDB > U8_MAX);
 	BUILD_BUG_ON(BLK_MQ_MAX_DEPTH > SHRT_MAX);
 
 	ret = loop_check_params();

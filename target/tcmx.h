@@ -124,11 +124,13 @@ struct tcmx_cmd {
 	/* fabric: set before tcmx_submit_cmd() */
 	struct tcmx_tpg		*tpg;
 	u64			lun_id;		/* unpacked LUN */
-	const u8		*cdb;		/* TCMX_CDB_MAX readable bytes */
+	/* max(cdb_len, TCMX_CDB_MAX) readable bytes */
+	const u8		*cdb;
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;
 	u32			data_len;	/* size of the initiator's buffer */
 	enum dma_data_direction	data_dir;
+	u8			cdb_len;	/* as the transport carried it */
 	u8			*sense;		/* TCMX_SENSE_BUFFER_LEN bytes */
 
 	/* core: valid once the command is parsed */
