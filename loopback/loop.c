@@ -209,8 +209,13 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	WRITE_ONCE(lc->state, LOOP_CMD_FREE);
 	loop_set_result(sc, cmd);
 done:
-	rcu_read_unlock();
+	/*
+	 * Completed inside the read-side section: an error handler that
+	 * sees FREE waits for a grace period before the midlayer may reuse
+	 * the command, and that must cover this scsi_done_direct() too.
+	 */
 	scsi_done_direct(sc);
+	rcu_read_unlock();
 	return 0;
 refused:
 	/* nothing moved: the midlayer's residual starts at 0 */
@@ -225,7 +230,8 @@ refused:
  * after a successful abort or reset, so no handler may give up on it.  A
  * timeout of such a command re-arms the timer; abort and resets succeed only
  * once the core has released every command concerned, and after an RCU
- * grace period, which covers the scsi_done() call that follows the release.
+ * grace period, which covers the scsi_done() or scsi_done_direct() call that
+ * follows the release (both run inside the RCU read-side section).
  */
 static bool loop_cmd_released(struct scsi_cmnd *sc)
 {
