@@ -223,6 +223,27 @@ refused:
 	goto done;
 }
 
+/*
+ * Every device the midlayer makes, by post_link's scsi_add_device() or a
+ * user's scan of the host: none for a LUN being unlinked, which
+ * loop_pre_unlink() has removed already or will look for after this
+ * device is on the host's list.
+ */
+static int loop_slave_alloc(struct scsi_device *sdev)
+{
+	struct loop_host *host = shost_priv(sdev->host);
+	struct loop_tpg *lt = NULL;
+	int ret = 0;
+
+	rcu_read_lock();
+	if (sdev->id < LOOP_MAX_TPGT)
+		lt = rcu_dereference(host->tpgs[sdev->id]);
+	if (lt && tcmx_lun_unlinking(&lt->tpg, sdev->lun))
+		ret = -ENXIO;
+	rcu_read_unlock();
+	return ret;
+}
+
 /* ---- error handling ---- */
 
 /*
@@ -385,6 +406,7 @@ static struct scsi_host_template loop_sht = {
 	.proc_name		= "tcmx_loop",
 	.queuecommand		= loop_queuecommand,
 	.init_cmd_priv		= loop_init_cmd_priv,
+	.slave_alloc		= loop_slave_alloc,
 	.change_queue_depth	= scsi_change_queue_depth,
 	.eh_timed_out		= loop_eh_timed_out,
 	.eh_abort_handler	= loop_eh_abort,

@@ -352,6 +352,7 @@ struct tcmx_lun {
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
+	bool				unlinking;	/* tcmx_lun_unlinking() */
 	struct list_head		dev_node;	/* on dev->luns */
 	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
 	/*
@@ -464,6 +465,7 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 
 /* transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
+bool tcmx_lun_unlinking(struct tcmx_tpg *tpg, u64 lun_id);
 void tcmx_cmd_pin(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
 /*
