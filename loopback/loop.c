@@ -33,6 +33,13 @@
 #define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
 #define LOOP_WWN_HEX		16	/* naa.<16 hex digits> */
 #define LOOP_DRAIN_MS		10000	/* device/host reset wait */
+/*
+ * Longest CDB carried to the core: as tcm_loop, what the midlayer's
+ * struct scsi_cmnd holds.  The core answers what it has no row for (a
+ * variable-length CDB) with INVALID COMMAND OPERATION CODE; with 16 the
+ * midlayer would fail such a CDB with a host error instead.
+ */
+#define LOOP_MAX_CDB		32
 
 /*
  * Queue depths.  rd_mcp completes READ/WRITE inside queuecommand, so a tag is
@@ -187,6 +194,7 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	cmd->tpg = &lt->tpg;
 	cmd->lun_id = sc->device->lun;
 	cmd->cdb = sc->cmnd;
+	cmd->cdb_len = sc->cmd_len;
 	cmd->sgl = scsi_sglist(sc);
 	cmd->sg_nents = scsi_sg_count(sc);
 	cmd->data_len = scsi_bufflen(sc);
@@ -201,13 +209,39 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	WRITE_ONCE(lc->state, LOOP_CMD_FREE);
 	loop_set_result(sc, cmd);
 done:
-	rcu_read_unlock();
+	/*
+	 * Completed inside the read-side section: an error handler that
+	 * sees FREE waits for a grace period before the midlayer may reuse
+	 * the command, and that must cover this scsi_done_direct() too.
+	 */
 	scsi_done_direct(sc);
+	rcu_read_unlock();
 	return 0;
 refused:
 	/* nothing moved: the midlayer's residual starts at 0 */
 	scsi_set_resid(sc, scsi_bufflen(sc));
 	goto done;
+}
+
+/*
+ * Every device the midlayer makes, by post_link's scsi_add_device() or a
+ * user's scan of the host: none for a LUN being unlinked, which
+ * loop_pre_unlink() has removed already or will look for after this
+ * device is on the host's list.
+ */
+static int loop_slave_alloc(struct scsi_device *sdev)
+{
+	struct loop_host *host = shost_priv(sdev->host);
+	struct loop_tpg *lt = NULL;
+	int ret = 0;
+
+	rcu_read_lock();
+	if (sdev->id < LOOP_MAX_TPGT)
+		lt = rcu_dereference(host->tpgs[sdev->id]);
+	if (lt && tcmx_lun_unlinking(&lt->tpg, sdev->lun))
+		ret = -ENXIO;
+	rcu_read_unlock();
+	return ret;
 }
 
 /* ---- error handling ---- */
@@ -217,7 +251,8 @@ refused:
  * after a successful abort or reset, so no handler may give up on it.  A
  * timeout of such a command re-arms the timer; abort and resets succeed only
  * once the core has released every command concerned, and after an RCU
- * grace period, which covers the scsi_done() call that follows the release.
+ * grace period, which covers the scsi_done() or scsi_done_direct() call that
+ * follows the release (both run inside the RCU read-side section).
  */
 static bool loop_cmd_released(struct scsi_cmnd *sc)
 {
@@ -371,6 +406,7 @@ static struct scsi_host_template loop_sht = {
 	.proc_name		= "tcmx_loop",
 	.queuecommand		= loop_queuecommand,
 	.init_cmd_priv		= loop_init_cmd_priv,
+	.slave_alloc		= loop_slave_alloc,
 	.change_queue_depth	= scsi_change_queue_depth,
 	.eh_timed_out		= loop_eh_timed_out,
 	.eh_abort_handler	= loop_eh_abort,
@@ -450,7 +486,7 @@ static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
 	shost->max_channel = 0;
 	shost->max_id = LOOP_MAX_TPGT;
 	shost->max_lun = TCMX_MAX_LUN;
-	shost->max_cmd_len = 16;
+	shost->max_cmd_len = LOOP_MAX_CDB;
 	/*
 	 * No SCSI-2 LUN bits in CDB byte 1: the target addresses LUNs by
 	 * the nexus, and checks those bits as the reserved bits they are.
@@ -778,8 +814,10 @@ static int __init loop_init(void)
 	int ret;
 
 	BUILD_BUG_ON(TCMX_SENSE_BUFFER_LEN != SCSI_SENSE_BUFFERSIZE);
-	/* the core reads TCMX_CDB_MAX bytes of every CDB */
+	/* the core reads TCMX_CDB_MAX bytes of every CDB, cmd_len fits cdb_len */
 	BUILD_BUG_ON(sizeof_field(struct scsi_cmnd, cmnd) < TCMX_CDB_MAX);
+	BUILD_BUG_ON(sizeof_field(struct scsi_cmnd, cmnd) < LOOP_MAX_CDB);
+	BUILD_BUG_ON(LOOP_MAX_CDB > U8_MAX);
 	BUILD_BUG_ON(BLK_MQ_MAX_DEPTH > SHRT_MAX);
 
 	ret = loop_check_params();

@@ -188,6 +188,13 @@ enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd)
 	if (unlikely(!d))
 		return tcmx_unknown_cdb(cmd);
 	cmd->desc = d;
+	/*
+	 * The CDB as carried must hold the whole command: no shorter than its
+	 * row, and no longer than the 16 bytes transports pad CDBs to (iSCSI's
+	 * BHS, FCP_CMND).  Only a variable-length CDB (7Fh, no row) is longer.
+	 */
+	if (unlikely(cmd->cdb_len < d->len || cmd->cdb_len > TCMX_CDB_MAX))
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_IU_FIELD);
 	if (unlikely(tcmx_cdb_reserved(cmd->cdb, d)))
 		return tcmx_reserved_bit(cmd, d);
 	/* no parameter data into a DATA-OUT buffer, no DATA-IN written */

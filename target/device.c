@@ -447,6 +447,14 @@ static struct configfs_attribute *tcmx_hba_attrs[] = {
 	NULL,
 };
 
+/*
+ * The HBA holds its backend's module from mkdir to here.  A device holds
+ * its HBA (configfs's reference on the parent group) until after its own
+ * release, which calls into the backend; and configfs_symlink() holds the
+ * device across ->allow_link and the link's creation, so a device removed
+ * in between lives on until the failed link is dropped.  Hence while a
+ * device exists, linked or being linked, rmmod of its backend is refused.
+ */
 static void tcmx_hba_release(struct config_item *item)
 {
 	struct tcmx_hba *hba = to_hba(item);

@@ -162,6 +162,7 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	lun->dev = dev;
 	/* a new I_T nexus to the LUN; the TPG's other LUNs see it come */
 	tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
+	WRITE_ONCE(lun->unlinking, false);
 	ret = tcmx_lun_publish(lun);
 	if (ret)
 		goto out_drain;
@@ -203,6 +204,13 @@ static void tcmx_lun_drop_link(struct config_item *item,
 
 	if (!dev)
 		return;
+	/*
+	 * Until it is unpublished below, a fabric's scan would still find
+	 * the LUN, after ->pre_unlink() removed its device: tell the scan
+	 * (tcmx_lun_unlinking(), whose barrier this one pairs with).
+	 */
+	WRITE_ONCE(lun->unlinking, true);
+	smp_mb();	/* flag before ->pre_unlink() looks for devices */
 	/* the initiator may still talk to the LUN while it lets go of it */
 	if (tpg->ops->pre_unlink)
 		tpg->ops->pre_unlink(lun);

@@ -126,11 +126,13 @@ struct tcmx_cmd {
 	/* fabric: set before tcmx_submit_cmd() */
 	struct tcmx_tpg		*tpg;
 	u64			lun_id;		/* unpacked LUN */
-	const u8		*cdb;		/* TCMX_CDB_MAX readable bytes */
+	/* max(cdb_len, TCMX_CDB_MAX) readable bytes */
+	const u8		*cdb;
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;
 	u32			data_len;	/* size of the initiator's buffer */
 	enum dma_data_direction	data_dir;
+	u8			cdb_len;	/* as the transport carried it */
 	u8			*sense;		/* TCMX_SENSE_BUFFER_LEN bytes */
 
 	/* core: valid once the command is parsed */
@@ -359,6 +361,7 @@ struct tcmx_lun {
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;
 	u16				rtpi;		/* relative target port id */
+	bool				unlinking;	/* tcmx_lun_unlinking() */
 	struct list_head		dev_node;	/* on dev->luns */
 	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
 	/*
@@ -478,6 +481,7 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 
 /* transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
+bool tcmx_lun_unlinking(struct tcmx_tpg *tpg, u64 lun_id);
 void tcmx_cmd_pin(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
 /*

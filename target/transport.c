@@ -146,6 +146,25 @@ static struct tcmx_lun *tcmx_lookup_lun(struct tcmx_tpg *tpg, u64 id)
 }
 
 /*
+ * For a fabric's device scan (e.g. from ->slave_alloc): whether the LUN at
+ * @lun_id is being unlinked, ->pre_unlink() called or about to be, but still
+ * published.  A scan must not make it a device again then: nothing would
+ * remove that device.  Caller holds rcu_read_lock().  The barrier orders
+ * the scan's own publication (its device on the host's list, done before)
+ * against this load; it pairs with the one in tcmx_lun_drop_link(), so a
+ * scan either sees the flag or ->pre_unlink() sees the scan's device.
+ */
+bool tcmx_lun_unlinking(struct tcmx_tpg *tpg, u64 lun_id)
+{
+	struct tcmx_lun *lun;
+
+	smp_mb();	/* the scan's device listed before the flag is read */
+	lun = tcmx_lookup_lun(tpg, lun_id);
+	return lun && READ_ONCE(lun->unlinking);
+}
+EXPORT_SYMBOL_GPL(tcmx_lun_unlinking);
+
+/*
  * Run a command; the caller holds rcu_read_lock(), which keeps the LUN alive
  * while the command runs inline.  Returns true when it finished inline:
  * status, sense and xfer_len are final, ->queue_status() is not called and

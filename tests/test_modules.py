@@ -3,13 +3,17 @@
 in-tree LIO (only one stack can own configfs target/), modinfo, module
 parameters and what they set. These load tcmx whatever the stack under
 test."""
+import errno
 import os
 import re
+import threading
+import time
 
 import pytest
 
-from tcmxlib import (KO, KVER, MODULES, PROJ, T, hctl, load, loaded, rd, run,
-                     unload)
+from tcmxlib import (KO, KVER, MODULES, PROJ, T, MiB, hctl, link_lun, load,
+                     loaded, mk_rd, mk_target, rd, run, sgcmd, sgdev,
+                     unlink_lun, unload)
 
 OWNED = "configfs target/ is owned by another target stack " \
         "(target_core_mod?); unload it first"
@@ -167,3 +171,108 @@ def test_queue_depths_from_params(scsi_lun):
     # one blk-mq hardware queue per CPU
     blk = os.path.basename(scsi_lun["dev"])
     assert len(os.listdir("/sys/block/%s/mq" % blk)) == os.cpu_count()
+
+
+def rd_block_io(sg, fill):
+    """WRITE(10) a block of fill at LBA 5 of sg and READ(10) it back."""
+    data = bytes([fill]) * 512
+    w = [0x2a, 0, 0, 0, 0, 5, 0, 0, 1, 0]
+    st, sense, _ = sgcmd(sg, w, dout=data)
+    assert (st, sense) == (0, b"")
+    st, sense, got = sgcmd(sg, [0x28] + w[1:], din=512)
+    assert (st, sense, got) == (0, b"", data)
+
+
+def rmmod_refused(name):
+    p = run(["rmmod", name], check=False)
+    assert p.returncode != 0 and "in use" in p.stderr, p.stderr
+    assert loaded(name)
+
+
+@pytest.mark.tcmx_only
+def test_backend_pinned_while_its_device_exists(stack):
+    """A backstore's module stays while one of its devices exists: the
+    HBA core/rd_mcp_<n> holds tcmx_rd from its mkdir to its release, and
+    every device holds its HBA until the device's own release (which
+    calls into tcmx_rd). rmmod tcmx_rd is refused with the device
+    exported, and the LUN serves I/O afterwards; refused with the device
+    unexported, and with only the HBA left; once the HBA is gone it
+    succeeds, and a reloaded tcmx_rd makes devices again."""
+    tpg = mk_target()
+    so = mk_rd("pinned", 16 * MiB)
+    hba = os.path.dirname(so)
+    assert refcnt("tcmx_rd") == 1                 # the HBA's
+    lun = link_lun(tpg, 0, so)
+    sg = sgdev(tpg, 0)
+    rd_block_io(sg, 0x5a)
+    rmmod_refused("tcmx_rd")
+    rd_block_io(sg, 0xa5)
+    unlink_lun(lun)
+    rmmod_refused("tcmx_rd")
+    os.rmdir(so)
+    rmmod_refused("tcmx_rd")
+    os.rmdir(hba)
+    assert refcnt("tcmx_rd") == 0
+    run(["rmmod", "tcmx_rd"])
+    assert not loaded("tcmx_rd") and loaded("tcmx_core")
+    load("tcmx_rd")
+    so = mk_rd("again", 16 * MiB)
+    link_lun(tpg, 0, so)
+    rd_block_io(sgdev(tpg, 0), 0x3c)
+
+
+def refcnt(name):
+    return int(rd("/sys/module/%s/refcnt" % name).strip())
+
+
+@pytest.mark.tcmx_only
+def test_backend_pinned_across_link_racing_rmdir(stack):
+    """The window between allow_link and the symlink's creation: the
+    device and its HBA removed meanwhile stay alive (configfs holds the
+    link target across both steps, the device its HBA, the HBA
+    tcmx_rd) until the failed link is undone, so tcmx_rd can go only once
+    no LUN uses the device. Bounded: 12 rounds."""
+    tpg = mk_target()
+    lun = "%s/lun/lun_0" % tpg
+    os.mkdir(lun)
+    for i in range(12):
+        if not loaded("tcmx_rd"):
+            load("tcmx_rd")
+        so = mk_rd("race%d" % i, 4 * MiB)
+        hba = os.path.dirname(so)
+        res = {}
+
+        def link():
+            try:
+                os.symlink(so, lun + "/l")
+                res["link"] = None
+            except OSError as e:
+                res["link"] = e.errno
+
+        t = threading.Thread(target=link)
+        t.start()
+        if i % 2:
+            time.sleep(0.02 * (i % 5))
+        gone = []
+        for path in (so, hba):
+            try:
+                os.rmdir(path)
+                gone.append(path)
+            except OSError as e:
+                assert e.errno in (errno.EBUSY, errno.ENOTEMPTY), (path, e)
+        unloaded = run(["rmmod", "tcmx_rd"], check=False).returncode == 0
+        t.join(60)
+        assert not t.is_alive()
+        linked = os.path.islink(lun + "/l")
+        # a linked LUN keeps its device, hence the HBA and tcmx_rd
+        assert res["link"] in (None, errno.ENOENT), res
+        assert not (linked and (gone or unloaded)), (i, res, gone, unloaded)
+        if linked:
+            sgdev(tpg, 0)
+            os.unlink(lun + "/l")
+        for path in (so, hba):
+            if os.path.isdir(path):
+                os.rmdir(path)
+    if loaded("tcmx_rd"):
+        run(["rmmod", "tcmx_rd"])
+    load("tcmx_rd")

@@ -4,10 +4,13 @@ with the sg3_utils tools: READ CAPACITY, MODE SENSE, REPORT LUNS, TEST
 UNIT READY, REQUEST SENSE, SYNCHRONIZE CACHE, START STOP UNIT, READ and
 WRITE of every size; unknown opcodes, bad fields and LBAs out of range
 with sg_raw."""
+import os
 import re
 
+import pytest
+
 from tcmxlib import (STACK, GiB, ILLEGAL_OPCODE, INVALID_FIELD, LBA_RANGE,
-                     field, run, sg_raw, tool, tur, wr)
+                     field, run, sg_raw, sgcmd, sgio, tool, tur, wr)
 
 SIZE = GiB          # the scsi_lun fixture's LUN 0
 BLOCKS = SIZE // 512
@@ -180,3 +183,75 @@ def test_lba_out_of_range(scsi_lun):
              + [0, 0, 0, 1, 0, 0], 0, bytes(512))):
         st, sense, _ = sg_raw(dev, cdb, rlen=rlen, data=data)
         assert (st, sense) == ("Check Condition", LBA_RANGE), cdb
+
+
+def var_cdb(sa, tail=b""):
+    """A 32-byte variable-length CDB (opcode 7Fh, additional CDB length
+    18h) of service action sa."""
+    cdb = bytearray(32)
+    cdb[0], cdb[7] = 0x7f, 0x18
+    cdb[8:10] = sa.to_bytes(2, "big")
+    cdb[10:10 + len(tail)] = tail
+    return bytes(cdb)
+
+
+def fixed_sense_kcq(sense):
+    """Fixed-format sense bytes 0, 2 (key), 12 (ASC), 13 (ASCQ)."""
+    assert len(sense) >= 14, sense.hex()
+    return sense[0] & 0x7f, sense[2] & 0x0f, sense[12], sense[13]
+
+
+def read_write_check(sg, lba, fill):
+    """WRITE(10) one block of fill at lba, READ(10) it back."""
+    data = bytes([fill]) * 512
+    w = [0x2a, 0] + list(lba.to_bytes(4, "big")) + [0, 0, 1, 0]
+    st, sense, _ = sgcmd(sg, w, dout=data)
+    assert (st, sense) == (0, b"")
+    st, sense, got = sgcmd(sg, [0x28] + w[1:], din=512)
+    assert (st, sense, got) == (0, b"", data)
+
+
+@pytest.mark.tcmx_only          # in-tree LIO runs READ(32)/WRITE(32)
+def test_variable_length_cdbs_invalid_opcode(scsi_lun):
+    """A 32-byte CDB reaches the target (no host error from the midlayer):
+    variable-length commands it has no row for, READ(32) and WRITE(32)
+    included, get 05/20/00 INVALID COMMAND OPERATION CODE."""
+    dev, sg = scsi_lun["dev"], scsi_lun["sg"]
+    read32 = var_cdb(0x0009, bytes(10) + (1).to_bytes(4, "big"))
+    write32 = var_cdb(0x000b, bytes(10) + (1).to_bytes(4, "big"))
+    for what, node in (("sd", dev), ("sg", sg)):
+        fd = os.open(node, os.O_RDWR)
+        try:
+            for cdb, din, dout in ((read32, 512, None),
+                                   (write32, 0, bytes(512)),
+                                   (var_cdb(0xfff0), 0, None)):
+                st, sense, _, h = sgio(fd, cdb, din=din, dout=dout)
+                # no host error: the target answered
+                assert (h.host_status, st) == (0, 0x02), (what, cdb.hex())
+                assert fixed_sense_kcq(sense) == (0x70, 0x05, 0x20, 0x00), \
+                    (what, cdb.hex(), sense.hex())
+        finally:
+            os.close(fd)
+    # sg_raw sends the 32 bytes too
+    st, sense, _ = sg_raw(dev, list(read32), rlen=512)
+    assert (st, sense) == ("Check Condition", ILLEGAL_OPCODE)
+    # the LUN still serves I/O
+    read_write_check(sg, 9, 0xa5)
+    run(["sg_turs", dev])
+
+
+@pytest.mark.tcmx_only          # in-tree LIO reads the CDB by its opcode
+def test_cdb_length_disagrees_with_opcode(scsi_lun):
+    """A CDB shorter than its opcode's group, or a fixed-length one carried
+    in more than 16 bytes: 05/0E/03 INVALID FIELD IN COMMAND INFORMATION
+    UNIT, nothing moved; padded to 16 bytes it runs."""
+    sg = scsi_lun["sg"]
+    read_write_check(sg, 11, 0x3c)
+    read10 = [0x28, 0, 0, 0, 0, 11, 0, 0, 1, 0]
+    for cdb in (read10[:6], read10 + [0] * 22,
+                [0x88] + [0] * 11):                 # READ(16) in 12 bytes
+        st, sense, data = sgcmd(sg, cdb, din=512)
+        assert (st, fixed_sense_kcq(sense), data) == \
+            (0x02, (0x70, 0x05, 0x0e, 0x03), b""), bytes(cdb).hex()
+    st, sense, data = sgcmd(sg, read10 + [0] * 6, din=512)
+    assert (st, sense, data) == (0, b"", bytes([0x3c]) * 512)

@@ -5,6 +5,7 @@ import errno
 import glob
 import os
 import subprocess
+import threading
 import time
 
 from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
@@ -200,3 +201,52 @@ def test_rmmod_refused_then_unload_all():
     bad = k.bad()
     k.close()
     assert not bad, bad
+
+
+def test_unlink_under_user_rescans_leaves_no_disk(stack, dmesg):
+    """Rescans of the host (echo "- - -" > scan, as a user or udev may
+    run) while a LUN is unlinked: none brings the LUN back as a disk
+    between the fabric's removal of its device and its unpublishing, so
+    once the unlink returns no scsi_device of it is left, whatever the
+    rescans that follow; the LUN that stays is untouched. Bounded: 6
+    rounds, each rescan loop at most 30 s."""
+    tpg = mk_target()
+    keep = link_lun(tpg, 0, mk_rd("keep", 16 * MiB))
+    tur(disk(tpg, 0))
+    scan = host_of(tpg) + "/scan"
+    h3 = "/sys/class/scsi_device/" + hctl(tpg, 3)
+    for i in range(6):
+        so = mk_rd("r%d" % i, 4 * MiB)
+        lun = link_lun(tpg, 3, so)
+        tur(disk(tpg, 3))
+        stop = threading.Event()
+        scans = [0]
+
+        def rescan():
+            end = time.time() + 30
+            while not stop.is_set() and time.time() < end:
+                with open(scan, "w") as f:
+                    f.write("- - -\n")
+                scans[0] += 1
+
+        t = threading.Thread(target=rescan)
+        t.start()
+        time.sleep(0.05 * (i % 3))
+        unlink_lun(lun)
+        assert not os.path.exists(h3), (i, scans[0])
+        time.sleep(0.2)
+        stop.set()
+        t.join(60)
+        assert not t.is_alive() and scans[0] > 0
+        with open(scan, "w") as f:
+            f.write("- - -\n")
+        assert not os.path.exists(h3), (i, scans[0])
+        assert not glob.glob("/sys/class/scsi_device/%s/device/block/*"
+                             % hctl(tpg, 3))
+        os.rmdir(so)
+        os.rmdir(os.path.dirname(so))
+    assert scsi_present(tpg, 0)
+    tur(disk(tpg, 0))
+    assert os.path.isdir(keep)
+    assert not [ln for ln in dmesg.read().splitlines()
+                if "tcmx" in ln and "WARN" in ln]

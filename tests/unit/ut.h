@@ -71,6 +71,10 @@ extern u32 ut_out_len;
 #define RUN_OUT(cdb, buf, buf_len, data_len, lun)			\
 	(ut_out = (buf), ut_out_len = (buf_len),			\
 	 RUN(cdb, data_len, DMA_TO_DEVICE, lun))
+/* RUN() with a CDB of @cdb_len bytes (1..32) carried, @cdb that long */
+extern u8 ut_cdb_len;
+#define RUN_LEN(cdb, cdb_len, len, dir, lun)				\
+	(ut_cdb_len = (cdb_len), RUN(cdb, len, dir, lun))
 void ut_test_xcopy(void);
 void ut_test_spc_misc(void);
 extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
@@ -91,6 +95,8 @@ extern bool ut_warn_ok;
 
 /* a 16-byte CDB from its leading bytes */
 #define C(...)		((const u8 []){ __VA_ARGS__, [15] = 0 })
+/* a 32-byte CDB from its leading bytes */
+#define C32(...)	((const u8 []){ __VA_ARGS__, [31] = 0 })
 #define RUN(cdb, len, dir, lun) ut_run(__FILE__, __LINE__, cdb, len, dir, lun)
 #define EXPECT(e, want)	ut_expect(__FILE__, __LINE__, (e), (want))
 #define CHECK(c)	ut_check(__FILE__, __LINE__, (c), #c)

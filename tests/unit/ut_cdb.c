@@ -261,8 +261,46 @@ static void cdb_dpofua_off(void)
 	CHECK(ut_cmd.xfer_len == 512 && ut_cmd.fua);
 }
 
+/*
+ * The CDB length the transport carried: at least the command's, at most
+ * 16 bytes of padding; a variable-length CDB (7Fh) has no row.
+ */
+static void cdb_carried_length(void)
+{
+	/* padded to 16 as iSCSI and FCP carry it, or exactly its length */
+	EXPECT(RUN_LEN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 10, 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	EXPECT(RUN_LEN(C(0x00), 6, 0, NONE, 0), UT_GOOD);
+	CHECK_NO_DATA();
+	/* shorter than READ(10) or READ(16): the IU is malformed */
+	EXPECT(RUN_LEN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 6, 512, IN, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x0e, 0x03, 0, 0, 0, 0);
+	CHECK(ut_cmd.xfer_len == 0);
+	EXPECT(RUN_LEN(C(0x88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 12, 512, IN, 0),
+	       TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.xfer_len == 0 && ut_cmd.sense[12] == 0x0e);
+	/* a fixed-length command in 32 bytes */
+	EXPECT(RUN_LEN(C32(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 32, 512, IN, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.xfer_len == 0 && ut_cmd.sense[13] == 0x03);
+	/* variable length: READ(32), WRITE(32), an unknown service action */
+	EXPECT(RUN_LEN(C32(0x7f, 0, 0, 0, 0, 0, 0, 0x18, 0x00, 0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 32, 512, IN, 0),
+	       TCMX_SENSE_INVALID_OPCODE);
+	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0);
+	EXPECT(RUN_LEN(C32(0x7f, 0, 0, 0, 0, 0, 0, 0x18, 0x00, 0x0b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 32, 512, OUT, 0),
+	       TCMX_SENSE_INVALID_OPCODE);
+	CHECK(ut_cmd.xfer_len == 0 && ut_cmd.sense[12] == 0x20);
+	EXPECT(RUN_LEN(C32(0x7f, 0, 0, 0, 0, 0, 0, 0x18, 0xff, 0xff), 32, 0, NONE, 0),
+	       TCMX_SENSE_INVALID_OPCODE);
+	CHECK(ut_cmd.sense[12] == 0x20);
+	/* even one the transport truncated */
+	EXPECT(RUN_LEN(C(0x7f, 0, 0, 0, 0, 0, 0, 0x18, 0x00, 0x09), 16, 0, NONE, 0),
+	       TCMX_SENSE_INVALID_OPCODE);
+	CHECK(ut_cmd.sense[12] == 0x20);
+}
+
 void ut_test_cdb(void)
 {
+	cdb_carried_length();
 	cdb_dpofua_off();
 	cdb_reserved_bits();
 	cdb_direction();

@@ -243,6 +243,7 @@ void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
 	cmd->tpg = &ut_tpg;
 	cmd->lun_id = lun_id;
 	cmd->cdb = cdb;
+	cmd->cdb_len = TCMX_CDB_MAX;	/* padded, as iSCSI and FCP carry it */
 	cmd->sgl = sg;
 	cmd->sg_nents = 1;
 	cmd->data_len = data_len;

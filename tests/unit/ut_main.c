@@ -11,6 +11,7 @@ struct tcmx_cmd ut_cmd;
 u8 ut_sense[TCMX_SENSE_BUFFER_LEN];
 const u8 *ut_out;
 u32 ut_out_len;
+u8 ut_cdb_len;
 
 static struct scatterlist ut_sg = { ut_data, sizeof(ut_data) };
 /* a DATA-OUT case's parameter list: ut_run() sends it, ut_data stays */
@@ -118,7 +119,7 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 	ut_case.failures = 0;
 
 	memset(ut_cdb, 0, sizeof(ut_cdb));
-	memcpy(ut_cdb, cdb, 16);
+	memcpy(ut_cdb, cdb, ut_cdb_len ?: 16);
 	memset(ut_data, UT_FILL, sizeof(ut_data));
 	if (ut_out) {	/* RUN_OUT(): the data-out buffer's contents */
 		memcpy(ut_data, ut_out, ut_out_len);
@@ -131,6 +132,10 @@ int ut_run(const char *file, int line, const u8 *cdb, u32 data_len,
 		sg = &ut_dout_sg;
 	}
 	ut_cmd_prepare(cmd, ut_cdb, sg, data_len, dir, lun_id, ut_sense);
+	if (ut_cdb_len) {	/* RUN_LEN(): the CDB as the transport carried it */
+		cmd->cdb_len = ut_cdb_len;
+		ut_cdb_len = 0;
+	}
 	s = ut_cmd_exec(cmd);
 	if (s == UT_NO_EXECUTE) {
 		ut_check(file, line, false, "parse set ->execute, ->desc");
