@@ -334,6 +334,7 @@ static void tcmx_dev_release(struct config_item *item)
 	mutex_destroy(&dev->lock);
 	kfree(dev->echo_buf);
 	kfree(dev->xcopy_ids);
+	config_item_put(&dev->hba->group.cg_item);
 	kfree(dev);
 }
 
@@ -374,6 +375,7 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 	ida_init(&dev->rtpi_ida);
 	dev->hba = hba;
 	dev->ops = hba->ops;
+	config_item_get(&hba->group.cg_item);
 	config_group_init_type_name(&dev->group, name, &tcmx_dev_type);
 	tcmx_dev_attrs_init(dev);
 	tcmx_alua_dev_init(dev);
@@ -448,12 +450,14 @@ static struct configfs_attribute *tcmx_hba_attrs[] = {
 };
 
 /*
- * The HBA holds its backend's module from mkdir to here.  A device holds
- * its HBA (configfs's reference on the parent group) until after its own
- * release, which calls into the backend; and configfs_symlink() holds the
- * device across ->allow_link and the link's creation, so a device removed
- * in between lives on until the failed link is dropped.  Hence while a
- * device exists, linked or being linked, rmmod of its backend is refused.
+ * The HBA holds its backend's module from mkdir to here, and each device
+ * holds the HBA until the end of its own release, which calls into the
+ * backend.  That reference is the device's own: configfs drops a removed
+ * device's parent reference at rmdir, while configfs_symlink() may still
+ * hold the device across ->allow_link and the link's creation, so without
+ * it the device could outlive its HBA and the backend's module (an oops
+ * seen on 6.12).  Hence while a device exists, linked or being linked,
+ * rmmod of its backend is refused.
  */
 static void tcmx_hba_release(struct config_item *item)
 {

@@ -238,6 +238,12 @@ struct tcmx_dev {
 	struct tcmx_stat_groups		stats_group;
 	struct tcmx_tg_pt_gp		default_tg_pt_gp;
 
+	/*
+	 * held (configfs item reference) until the end of the device's
+	 * release: configfs drops a removed device's parent reference at
+	 * rmdir, but the device may live on (a symlink being made to it),
+	 * and its release calls into the backend the HBA holds
+	 */
 	struct tcmx_hba			*hba;
 	const struct tcmx_backend_ops	*ops;
 	void				*priv;		/* backend's */
