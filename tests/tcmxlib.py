@@ -24,6 +24,7 @@ SCSI         sgio(), sg_io() (SG_IO by ioctl), kcq(), sg_raw(), tur(),
 unloads tcmx (used by make unload), `... clean-intree` does the same for
 the in-tree LIO.
 """
+import contextlib
 import ctypes
 import fcntl
 import glob
@@ -545,6 +546,61 @@ def sgcmd(path, cdb, din=0, dout=None):
     finally:
         os.close(fd)
     return st, sense, data
+
+
+def unit_attentions(sg, tries=10):
+    """TEST UNIT READY over SG_IO until it is not a unit attention: the
+    (key, asc, ascq) of those it consumed, and how it ended (None for
+    GOOD, else the other sense's triple)."""
+    seen = []
+    for _ in range(tries):
+        st, sense, _ = sgcmd(sg, [0, 0, 0, 0, 0, 0])
+        k = kcq(sense) if st == 0x02 else None
+        assert st in (0x00, 0x02), (sg, st)
+        if not k or k[0] != 0x6:
+            return seen, k
+        seen.append(k)
+    raise AssertionError("%s: unit attentions do not stop: %s" % (sg, seen))
+
+
+def ua_clear(sg):
+    """unit_attentions() that must end in GOOD: the attentions consumed."""
+    seen, last = unit_attentions(sg)
+    assert last is None, (sg, seen, last)
+    return seen
+
+
+AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
+
+
+@contextlib.contextmanager
+def sd_off():
+    """No driver (sd) binds new SCSI devices meanwhile: only /dev/sgN, so
+    that no one else takes their unit attentions."""
+    wr(AUTOPROBE, "0")
+    try:
+        yield
+    finally:
+        wr(AUTOPROBE, "1")
+
+
+def two_nexuses(name, size=16 * MiB):
+    """One ramdisk behind two loopback targets A and B (LUN 0 each): two
+    I_T nexuses to one logical unit, their power-on unit attentions
+    taken.  Call under sd_off().  A dict: so (device path), pr (its pr/),
+    ta, tb (TPG paths), wa, wb (WWNs), na, nb (nexus names), a, b
+    (/dev/sgN)."""
+    so = mk_rd(name, size)
+    ta, tb = mk_target(), mk_target()
+    link_lun(ta, 0, so)
+    link_lun(tb, 0, so)
+    d = dict(so=so, pr=so + "/pr/", ta=ta, tb=tb,
+             wa=ta.split("/")[-2], wb=tb.split("/")[-2],
+             na=rd(ta + "/nexus").strip(), nb=rd(tb + "/nexus").strip(),
+             a=sgdev(ta, 0), b=sgdev(tb, 0))
+    ua_clear(d["a"])
+    ua_clear(d["b"])
+    return d
 
 
 def vpd83_ports(sg):

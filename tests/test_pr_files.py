@@ -8,10 +8,9 @@ import os
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, rd, wr
+from tcmxlib import rd, wr
 
 DBROOT = "/etc/rtslib-fb-target"
-AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
 NONE = "No SPC-3 Reservation holder\n"
 
 
@@ -23,38 +22,18 @@ def prout(sg, sa, key=0, sa_key=0, type_=0, flags=0):
     assert st == 0, (sa, st, sense.hex())
 
 
-def tur_all(sg):
-    for _ in range(10):
-        if tcmxlib.sgcmd(sg, [0] * 6)[0] == 0:
-            return
-    raise AssertionError("unit attentions do not stop")
-
-
 def files(pr):
     return {f: rd(pr + f) for f in sorted(os.listdir(pr))}
 
 
 @pytest.fixture
 def nexuses(stack):
-    """dbroot with its pr/ directory, one ramdisk behind two loopback
-    targets (sd kept off): the device path, A's and B's sg and nexus."""
+    """dbroot with its pr/ directory, then tcmxlib.two_nexuses() with sd
+    kept off."""
     wr(tcmxlib.T + "/dbroot", DBROOT)
     os.makedirs(DBROOT + "/pr", exist_ok=True)
-    wr(AUTOPROBE, "0")
-    try:
-        so = tcmxlib.mk_rd("prf0", 16 * MiB)
-        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
-        tcmxlib.link_lun(ta, 0, so)
-        tcmxlib.link_lun(tb, 0, so)
-        d = dict(so=so, pr=so + "/pr/", wa=ta.split("/")[-2],
-                 wb=tb.split("/")[-2], a=tcmxlib.sgdev(ta, 0),
-                 b=tcmxlib.sgdev(tb, 0), na=rd(ta + "/nexus").strip(),
-                 nb=rd(tb + "/nexus").strip())
-        tur_all(d["a"])
-        tur_all(d["b"])
-        yield d
-    finally:
-        wr(AUTOPROBE, "1")
+    with tcmxlib.sd_off():
+        yield tcmxlib.two_nexuses("prf0")
 
 
 def test_pr_files_in_each_state(nexuses):

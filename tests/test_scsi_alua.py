@@ -13,11 +13,10 @@ import struct
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, rd, sgcmd, wr
+from tcmxlib import rd, sgcmd, wr
 
 pytestmark = pytest.mark.tcmx_only
 
-AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
 GOOD, CHECK = 0x00, 0x02
 TUR = [0, 0, 0, 0, 0, 0]
 READ10 = [0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0]
@@ -45,19 +44,6 @@ def check(sg, cdb, want, din=0, dout=None):
     st, sense, _ = sgcmd(sg, cdb, din, dout)
     assert st == CHECK and tcmxlib.kcq(sense) == want, \
         (cdb, st, sense.hex())
-
-
-def attentions(sg):
-    """TEST UNIT READY until it is not a unit attention: those seen, and
-    the last (key, asc, ascq) or None for GOOD."""
-    seen = []
-    for _ in range(10):
-        st, sense, _ = sgcmd(sg, TUR)
-        k = tcmxlib.kcq(sense) if st == CHECK else None
-        if not k or k[0] != 0x6:
-            return seen, k
-        seen.append(k)
-    raise AssertionError("unit attentions do not stop: %s" % seen)
 
 
 def rtpg(sg, ext=False):
@@ -91,24 +77,18 @@ def stpg(*descs):
 def paths(stack):
     """A 16 MiB ramdisk behind two loopback targets A and B (no sd: only
     /dev/sgN); B's LUN in group "b" (id 1), A's in default_tg_pt_gp."""
-    wr(AUTOPROBE, "0")
-    try:
-        so = tcmxlib.mk_rd("alua0", 16 * MiB)
-        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
-        tcmxlib.link_lun(ta, 0, so)
-        tcmxlib.link_lun(tb, 0, so)
+    with tcmxlib.sd_off():
+        n = tcmxlib.two_nexuses("alua0")
+        so, tb = n["so"], n["tb"]
         g = so + "/alua/b/"
         os.mkdir(g)
         wr(g + "tg_pt_gp_id", "1")
         wr(tb + "/lun/lun_0/alua_tg_pt_gp", "b")
         d = dict(so=so, g=g, dg=so + "/alua/default_tg_pt_gp/",
-                 lb=tb + "/lun/lun_0", a=tcmxlib.sgdev(ta, 0),
-                 b=tcmxlib.sgdev(tb, 0))
-        attentions(d["a"])
-        attentions(d["b"])
+                 lb=tb + "/lun/lun_0", a=n["a"], b=n["b"])
+        tcmxlib.unit_attentions(d["a"])
+        tcmxlib.unit_attentions(d["b"])
         yield d
-    finally:
-        wr(AUTOPROBE, "1")
 
 
 def test_rtpg_lists_every_group_and_port(paths):
@@ -130,15 +110,15 @@ def test_group_change_is_inquiry_data_changed(paths):
     HAS CHANGED to B alone."""
     a, b = paths["a"], paths["b"]
     wr(paths["lb"] + "/alua_tg_pt_gp", "default_tg_pt_gp")
-    assert attentions(b) == ([INQUIRY_CHANGED], None)
-    assert attentions(a) == ([], None)
+    assert tcmxlib.unit_attentions(b) == ([INQUIRY_CHANGED], None)
+    assert tcmxlib.unit_attentions(a) == ([], None)
     assert tcmxlib.vpd83_ports(b)[5] == 0
     wr(paths["lb"] + "/alua_tg_pt_gp", "b")
-    assert attentions(b) == ([INQUIRY_CHANGED], None)
+    assert tcmxlib.unit_attentions(b) == ([INQUIRY_CHANGED], None)
     assert tcmxlib.vpd83_ports(b)[5] == 1
     # the same group again changes nothing
     wr(paths["lb"] + "/alua_tg_pt_gp", "b")
-    assert attentions(b) == ([], None)
+    assert tcmxlib.unit_attentions(b) == ([], None)
 
 
 @pytest.mark.parametrize("state", [2, 3, 14, 15])
@@ -148,9 +128,9 @@ def test_access_state_enforced(paths, state):
     wr(g + "alua_access_state", str(state))
     assert rd(g + "alua_access_status").strip() == "Altered by Implicit ALUA"
     # both nexuses are told; A's port still serves
-    assert attentions(a) == ([ALUA_CHANGED], None)
+    assert tcmxlib.unit_attentions(a) == ([ALUA_CHANGED], None)
     good(a, READ10, din=512)
-    seen, last = attentions(b)
+    seen, last = tcmxlib.unit_attentions(b)
     assert seen == [ALUA_CHANGED] and last == STATE_SENSE[state]
     check(b, READ10, STATE_SENSE[state], din=512)
     check(b, WRITE10, STATE_SENSE[state], dout=bytes(512))
@@ -167,7 +147,7 @@ def test_access_state_enforced(paths, state):
         check(b, MODE_SENSE6, STATE_SENSE[state], din=255)
         check(b, RC16, STATE_SENSE[state], din=32)
     wr(g + "alua_access_state", "0")
-    assert attentions(b) == ([ALUA_CHANGED], None)
+    assert tcmxlib.unit_attentions(b) == ([ALUA_CHANGED], None)
     good(b, READ10, din=512)
     good(b, WRITE10, dout=bytes(512))
 
@@ -179,8 +159,8 @@ def test_set_target_port_groups(paths):
     good(a, cdb, dout=data)
     assert rd(g + "alua_access_state").strip() == "2"
     assert rd(g + "alua_access_status").strip() == "Altered by Explicit STPG"
-    assert attentions(a) == ([], None)
-    assert attentions(b) == ([ALUA_CHANGED], STATE_SENSE[2])
+    assert tcmxlib.unit_attentions(a) == ([], None)
+    assert tcmxlib.unit_attentions(b) == ([ALUA_CHANGED], STATE_SENSE[2])
     # refused lists change nothing: an unknown group, a state that is not
     # an explicit one, a length that is not whole descriptors
     for descs in (((0, 9),), ((0, 1), (14, 0)), ((15, 1),)):
@@ -194,8 +174,8 @@ def test_set_target_port_groups(paths):
     # a Standby port may ask too: B brings its group back
     cdb, data = stpg((0, 1))
     good(b, cdb, dout=data)
-    assert attentions(a) == ([ALUA_CHANGED], None)
-    assert attentions(b) == ([], None)
+    assert tcmxlib.unit_attentions(a) == ([ALUA_CHANGED], None)
+    assert tcmxlib.unit_attentions(b) == ([], None)
     good(b, READ10, din=512)
     # implicit-only groups: not by STPG
     wr(g + "alua_access_type", "1")

@@ -64,17 +64,6 @@ def with_bits(page, byte, bits):
     return bytes(p)
 
 
-def tur_clear(sg):
-    """TEST UNIT READY until GOOD: the unit attentions it consumed."""
-    seen = []
-    for _ in range(10):
-        st, sense, _ = tcmxlib.sgcmd(sg, [0, 0, 0, 0, 0, 0])
-        if st == GOOD:
-            return seen
-        seen.append(tcmxlib.kcq(sense))
-    raise AssertionError("unit attentions do not stop: %s" % seen)
-
-
 @pytest.fixture
 def mode_lun(stack):
     """One 16 MiB ramdisk exported twice: LUN 0 of two TPGs of one WWN
@@ -87,8 +76,8 @@ def mode_lun(stack):
     tcmxlib.link_lun(t2, 0, so)
     d = dict(so=so, sg=tcmxlib.sgdev(t1, 0), sg2=tcmxlib.sgdev(t2, 0),
              dev=tcmxlib.disk(t1, 0), dev2=tcmxlib.disk(t2, 0), tpg=t1)
-    tur_clear(d["sg"])
-    tur_clear(d["sg2"])
+    tcmxlib.ua_clear(d["sg"])
+    tcmxlib.ua_clear(d["sg2"])
     return d
 
 
@@ -137,17 +126,17 @@ def test_mode_select_caching_wce(mode_lun):
     assert sense6(sg, 0x08) == bytes([23, 0, 0x10, 0]) + with_bits(
         CACHING, 2, 0x04)
     # the other I_T nexus is told, once; this one is not
-    assert tur_clear(sg2) == [MODE_CHANGED]
-    assert tur_clear(sg) == []
+    assert tcmxlib.ua_clear(sg2) == [MODE_CHANGED]
+    assert tcmxlib.ua_clear(sg) == []
     # RCD too, by MODE SELECT(10)
     cdb, data = select10(with_bits(CACHING, 2, 0x01))
     good(sg, cdb, dout=data)
     assert rd(attr).strip() == "0"
-    assert tur_clear(sg2) == [MODE_CHANGED]
+    assert tcmxlib.ua_clear(sg2) == [MODE_CHANGED]
     assert sense6(sg2, 0x08)[4:7] == bytes([0x08, 0x12, 0x01])
     # the same values again change nothing: no unit attention
     good(sg, cdb, dout=data)
-    assert tur_clear(sg2) == []
+    assert tcmxlib.ua_clear(sg2) == []
     # configfs and MODE SENSE agree the other way round too
     wr(attr, "1")
     assert sense6(sg2, 0x08)[6] & 0x04
@@ -221,7 +210,7 @@ def test_mode_select_refusals(mode_lun):
     # a zero-length list is no error; nothing changed anywhere
     good(sg, [0x15, 0x10, 0, 0, 0, 0])
     assert sense6(sg, 0x0a)[4:] == CONTROL
-    assert tur_clear(mode_lun["sg2"]) == []
+    assert tcmxlib.ua_clear(mode_lun["sg2"]) == []
 
 
 def test_mode_select_swp(mode_lun):
@@ -282,7 +271,7 @@ def test_sd_cache_type(mode_lun):
     wr(ct, "write through")
     assert rd(attr).strip() == "0"
     assert rd(ct).strip() == "write through"
-    assert tur_clear(mode_lun["sg2"]) == [MODE_CHANGED]
+    assert tcmxlib.ua_clear(mode_lun["sg2"]) == [MODE_CHANGED]
 
 
 def sdparm_get(dev):

@@ -20,7 +20,6 @@ from tcmxlib import MiB, rd, sgcmd, wr
 pytestmark = pytest.mark.tcmx_only
 
 GOOD, CHECK, CONFLICT = 0x00, 0x02, 0x18
-AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
 TUR = [0, 0, 0, 0, 0, 0]
 READ10 = [0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
@@ -28,18 +27,6 @@ WE, EA, WE_RO = 1, 3, 5
 REG_PREEMPTED = (0x6, 0x2a, 0x05)
 RES_PREEMPTED = (0x6, 0x2a, 0x03)
 RES_RELEASED = (0x6, 0x2a, 0x04)
-
-
-def tur_all(sg):
-    """TEST UNIT READY until GOOD: the unit attentions, in order."""
-    seen = []
-    for _ in range(10):
-        st, sense, _ = sgcmd(sg, TUR)
-        if st == GOOD:
-            return seen
-        assert st == CHECK, st
-        seen.append(tcmxlib.kcq(sense))
-    raise AssertionError("unit attentions do not stop: %s" % seen)
 
 
 def prin(sg, sa, alloc=1024):
@@ -73,22 +60,10 @@ def reservation(g, key, type_):
 
 @pytest.fixture
 def two(stack):
-    """One 16 MiB ramdisk behind two loopback targets: its pr/ path and
-    the two /dev/sgN, A and B, their power-on unit attentions taken."""
-    wr(AUTOPROBE, "0")
-    try:
-        so = tcmxlib.mk_rd("pr0", 16 * MiB)
-        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
-        tcmxlib.link_lun(ta, 0, so)
-        tcmxlib.link_lun(tb, 0, so)
-        d = dict(so=so, pr=so + "/pr/", ta=ta, tb=tb,
-                 a=tcmxlib.sgdev(ta, 0), b=tcmxlib.sgdev(tb, 0),
-                 na=rd(ta + "/nexus").strip(), nb=rd(tb + "/nexus").strip())
-        tur_all(d["a"])
-        tur_all(d["b"])
-        yield d
-    finally:
-        wr(AUTOPROBE, "1")
+    """One 16 MiB ramdisk behind two loopback targets, sd kept off:
+    tcmxlib.two_nexuses()."""
+    with tcmxlib.sd_off():
+        yield tcmxlib.two_nexuses("pr0")
 
 
 def test_register_reserve_preempt_release_clear(two):
@@ -133,8 +108,8 @@ def test_register_reserve_preempt_release_clear(two):
     assert st == GOOD, sense.hex()
     # B preempts A: A's registration and reservation go, as WRITE EXCLUSIVE
     assert prout(b, 4, key=0xb, sa_key=0xa, type_=WE) == (GOOD, None)
-    assert tur_all(a) == [REG_PREEMPTED]
-    assert tur_all(b) == []
+    assert tcmxlib.ua_clear(a) == [REG_PREEMPTED]
+    assert tcmxlib.ua_clear(b) == []
     for sg in (a, b):
         assert prin(sg, 0) == gen(3) + (8).to_bytes(4, "big") + keys(0xb)
         assert prin(sg, 1) == reservation(3, 0xb, WE)
@@ -175,7 +150,7 @@ def test_register_reserve_preempt_release_clear(two):
     st, sense, _ = sgcmd(b, READ10, din=512)
     assert (st, sense) == (CONFLICT, b"")
     assert prout(b, 3, key=0xb) == (GOOD, None)
-    assert tur_all(a) == [RES_PREEMPTED]
+    assert tcmxlib.ua_clear(a) == [RES_PREEMPTED]
     assert prin(a, 0) == gen(5) + bytes(4)
     assert prin(a, 1) == gen(5) + bytes(4)
     assert rd(pr + "res_pr_registered_i_pts") == \
@@ -188,12 +163,12 @@ def test_registrants_only_release_tells_the_others(two):
     assert prout(b, 0, sa_key=2) == (GOOD, None)
     assert prout(a, 1, key=1, type_=WE_RO) == (GOOD, None)
     assert prout(a, 2, key=1, type_=WE_RO) == (GOOD, None)
-    assert tur_all(b) == [RES_RELEASED]
-    assert tur_all(a) == []
+    assert tcmxlib.ua_clear(b) == [RES_RELEASED]
+    assert tcmxlib.ua_clear(a) == []
     # unregistering the holder of a registrants-only one releases it too
     assert prout(a, 1, key=1, type_=6) == (GOOD, None)
     assert prout(a, 0, key=1, sa_key=0) == (GOOD, None)
-    assert tur_all(b) == [RES_RELEASED]
+    assert tcmxlib.ua_clear(b) == [RES_RELEASED]
     assert prin(b, 1) == gen(3) + bytes(4)
     assert prin(b, 0) == gen(3) + (8).to_bytes(4, "big") + keys(2)
     assert prout(b, 3, key=2) == (GOOD, None)
@@ -270,7 +245,7 @@ def test_each_type_admits_whom_spc4_says(two, type_):
         assert prin(b, 1)[8:16] == keys(0 if type_ >= 7 else 0xa)
         assert prin(b, 1)[21] == type_
         assert prout(a, 3, key=0xa) == (GOOD, None)
-        assert tur_all(b) == ([RES_PREEMPTED] if registered else [])
+        assert tcmxlib.ua_clear(b) == ([RES_PREEMPTED] if registered else [])
 
 
 def test_spc2_reserve_release(two):
@@ -429,7 +404,7 @@ def test_spec_i_pt_and_all_tg_pt(two):
     assert rd(two["pr"] + "res_pr_all_tgt_pts") == \
         "SPC-3 Reservation: All Target Ports registration\n"
     assert prout(a, 3, key=0xa) == (GOOD, None)
-    tur_all(b)
+    tcmxlib.ua_clear(b)
 
     # a third target port for A's initiator port: ALL_TG_PT covers both
     tc = tcmxlib.mk_target()
@@ -437,7 +412,7 @@ def test_spec_i_pt_and_all_tg_pt(two):
     wr(tc + "/nexus", na)
     tcmxlib.link_lun(tc, 0, two["so"])
     c = tcmxlib.sgdev(tc, 0)
-    tur_all(c)
+    tcmxlib.ua_clear(c)
     assert prout(a, 0, sa_key=0xc, flags=0x04) == (GOOD, None)
     assert prin(c, 0)[8:24] == keys(0xc, 0xc)
     assert prin(b, 0)[4:8] == (16).to_bytes(4, "big")
@@ -494,7 +469,7 @@ def test_preempt_and_abort_fences_writes_in_flight(two):
     # fio stopped at its first refused write
     assert fio.returncode != 0, out
     assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa)
-    tur_all(b)
+    tcmxlib.ua_clear(b)
     assert sgcmd(b, WRITE10, dout=bytes(512))[0] == CONFLICT
     assert prout(a, 3, key=0xa) == (GOOD, None)
 
@@ -538,16 +513,10 @@ def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
     dbroot = "/etc/rtslib-fb-target"
     wr(tcmxlib.T + "/dbroot", dbroot)
     os.makedirs(dbroot + "/pr", exist_ok=True)
-    wr(AUTOPROBE, "0")
-    try:
-        so = tcmxlib.mk_rd("aptpl0", 16 * MiB)
-        ta, tb = tcmxlib.mk_target(), tcmxlib.mk_target()
-        tcmxlib.link_lun(ta, 0, so)
-        tcmxlib.link_lun(tb, 0, so)
-        a, b = tcmxlib.sgdev(ta, 0), tcmxlib.sgdev(tb, 0)
-        na = rd(ta + "/nexus").strip()
-        tur_all(a)
-        tur_all(b)
+    with tcmxlib.sd_off():
+        n = tcmxlib.two_nexuses("aptpl0")
+        so, ta, tb, a, b, na = (n[k] for k in ("so", "ta", "tb", "a", "b",
+                                               "na"))
         serial = rd(so + "/wwn/vpd_unit_serial").split(":", 1)[1].strip()
         path = "%s/pr/aptpl_%s" % (dbroot, serial)
         assert rd(so + "/pr/res_aptpl_active") == \
@@ -570,8 +539,8 @@ def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
         assert not os.path.exists(so)
         out = tcmxlib.tcli_ok("restoreconfig")
         a, b = tcmxlib.sgdev(ta, 0), tcmxlib.sgdev(tb, 0)
-        tur_all(a)
-        tur_all(b)
+        tcmxlib.ua_clear(a)
+        tcmxlib.ua_clear(b)
         # rtslib gave A's target a new nexus name: the target port counts
         na2 = rd(ta + "/nexus").strip()
         assert na2 != na, out
@@ -596,5 +565,3 @@ def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
         assert rd(so + "/pr/res_aptpl_active") == \
             "APTPL Bit Status: Disabled\n"
         assert prout(a, 3, key=0xa1) == (GOOD, None)
-    finally:
-        wr(AUTOPROBE, "1")

@@ -6,7 +6,6 @@ a new LUN and after LUN, target, bus and host resets (sg_reset); REPORTED
 LUNS DATA HAS CHANGED for the TPG's other LUNs when a LUN comes or goes;
 their order; REQUEST SENSE reporting and clearing; INQUIRY and REPORT
 LUNS not reporting; emulate_ua_intlck_ctrl 0, 1 and 2."""
-import contextlib
 
 import pytest
 
@@ -19,7 +18,6 @@ GOOD, CHECK = 0x00, 0x02
 POWER_ON = (0x6, 0x29, 0x00)
 LUNS_CHANGED = (0x6, 0x3f, 0x0e)
 MODE_CHANGED = (0x6, 0x2a, 0x01)
-AUTOPROBE = "/sys/bus/scsi/drivers_autoprobe"
 TUR = [0, 0, 0, 0, 0, 0]
 
 
@@ -42,15 +40,6 @@ def ua_sense(code):
                   code[2], 0, 0, 0, 0])
 
 
-@contextlib.contextmanager
-def sd_off():
-    wr(AUTOPROBE, "0")
-    try:
-        yield
-    finally:
-        wr(AUTOPROBE, "1")
-
-
 @pytest.fixture
 def bare(stack):
     """A target with sd kept off: yields a function that links a new
@@ -66,7 +55,7 @@ def bare(stack):
         tcmxlib.link_lun(tpg, n, so)
         return tcmxlib.sgdev(tpg, n)
 
-    with sd_off():
+    with tcmxlib.sd_off():
         yield add
 
 
