@@ -226,6 +226,12 @@ def refcnt(name):
 
 
 @pytest.mark.tcmx_only
+@pytest.mark.skipif(
+    not os.environ.get("TCMX_RACE_TESTS"),
+    reason="symlink racing rmdir of its target device oopses the kernel "
+           "(configfs_symlink takes a reference on a device item already at "
+           "0 on 6.1, then tcmx links it: not fixed yet); "
+           "TCMX_RACE_TESTS=1 runs it")
 def test_backend_pinned_across_link_racing_rmdir(stack):
     """The window between allow_link and the symlink's creation: the
     device and its HBA removed meanwhile stay alive (configfs holds the
