@@ -100,11 +100,13 @@ def test_pr_files_in_each_state(nexuses):
         "target_lun=0\nPR_REG_END: 1\n"
         % (na, wwn, rtpi, nb, n["wb"], tcmxlib.vpd83_ports(b)[4]))
 
-    # CLEAR: still persisting, nothing to keep
+    # CLEAR: nothing to keep.  In-tree also turns APTPL off (and ends the
+    # text with a newline); tcmx keeps the last REGISTER's APTPL value.
     prout(a, 3, key=0xa)
-    assert rd("%s/pr/aptpl_%s" % (DBROOT, serial)).rstrip("\0") == \
+    assert rd("%s/pr/aptpl_%s" % (DBROOT, serial)).rstrip("\0\n") == \
         "No Registrations or Reservations"
     held = dict(empty)
-    held.update({"res_aptpl_active": "APTPL Bit Status: Activated\n",
+    held.update({"res_aptpl_active": "APTPL Bit Status: %s\n" %
+                 ("Disabled" if tcmxlib.STACK == "lio" else "Activated"),
                  "res_pr_generation": "0x00000004\n"})
     assert files(pr) == held
