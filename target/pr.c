@@ -490,29 +490,30 @@ struct tcmx_pr_saved {
 	char			t_port[PR_NAME_MAX];
 };
 
-static char *pr_aptpl_path(struct tcmx_dev *dev, const char *file)
+/* Can the unit serial name the file?  One dmesg line if not. */
+static bool pr_aptpl_serial_ok(struct tcmx_dev *dev)
 {
 	const char *serial = dev->t10.unit_serial;
 
-	if (!serial[0] || strchr(serial, '/')) {
-		pr_err("%s: APTPL: unit serial \"%s\" cannot name a file\n",
-		       tcmx_dev_name(dev), serial);
-		return NULL;
-	}
-	return kasprintf(GFP_KERNEL, "%s/pr%s%s", tcmx_dbroot, file, serial);
+	if (serial[0] && !strchr(serial, '/'))
+		return true;
+	pr_err("%s: APTPL: unit serial \"%s\" cannot name a file\n",
+	       tcmx_dev_name(dev), serial);
+	return false;
 }
 
 /* Can the state be saved?  <dbroot>/pr must be a directory. */
 static int pr_aptpl_check(struct tcmx_dev *dev)
 {
-	char *dir = pr_aptpl_path(dev, "");
 	struct path path;
+	char *dir;
 	int ret;
 
-	if (!dir)
+	if (!pr_aptpl_serial_ok(dev))
 		return -EINVAL;
-	/* the path ends in the serial: cut it off */
-	dir[strlen(tcmx_dbroot) + 3] = '\0';
+	dir = kasprintf(GFP_KERNEL, "%s/pr", tcmx_dbroot);
+	if (!dir)
+		return -ENOMEM;
 	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
 	if (ret)
 		pr_err("%s: APTPL: %s is not a directory: %d\n",
@@ -573,7 +574,9 @@ static int pr_aptpl_save(struct tcmx_dev *dev)
 
 	list_for_each_entry(reg, &dev->pr_regs, node)
 		size += PR_APTPL_ENTRY;
-	path = pr_aptpl_path(dev, "/aptpl_");
+	path = pr_aptpl_serial_ok(dev) ?
+	       kasprintf(GFP_KERNEL, "%s/pr/aptpl_%s", tcmx_dbroot,
+			 dev->t10.unit_serial) : NULL;
 	buf = kvmalloc(size, GFP_KERNEL);
 	if (!path || !buf) {
 		ret = -ENOMEM;
