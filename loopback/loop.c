@@ -20,7 +20,6 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/version.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
@@ -33,6 +32,7 @@
 #define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
 #define LOOP_WWN_HEX		16	/* naa.<16 hex digits> */
 #define LOOP_DRAIN_MS		10000	/* device/host reset wait */
+#define LOOP_ABORT_MS		30000	/* abort of a timed-out command */
 /*
  * Longest CDB carried to the core: as tcm_loop, what the midlayer's
  * struct scsi_cmnd holds.  The core answers what it has no row for (a
@@ -248,11 +248,15 @@ static int loop_slave_alloc(struct scsi_device *sdev)
 
 /*
  * A command the core still holds lives in memory the midlayer would reuse
- * after a successful abort or reset, so no handler may give up on it.  A
- * timeout of such a command re-arms the timer; abort and resets succeed only
- * once the core has released every command concerned, and after an RCU
- * grace period, which covers the scsi_done() or scsi_done_direct() call that
- * follows the release (both run inside the RCU read-side section).
+ * after a successful abort or reset, so no handler may give up on it: each
+ * waits until the core has released every command concerned, and then for
+ * an RCU grace period, which covers the scsi_done() or scsi_done_direct()
+ * call that follows the release (both run inside the RCU read-side
+ * section).  A command that times out is aborted that way: the abort waits
+ * for the core to finish it (a backend holding it, as tcmx_rd's hold_every
+ * does), up to LOOP_ABORT_MS; the midlayer, which owns a timed-out command,
+ * drops the late completion and retries the command or escalates to the
+ * resets, which wait again (LOOP_DRAIN_MS each).
  */
 static bool loop_cmd_released(struct scsi_cmnd *sc)
 {
@@ -262,26 +266,6 @@ static bool loop_cmd_released(struct scsi_cmnd *sc)
 
 	return state == LOOP_CMD_FREE || state == LOOP_CMD_DONE;
 }
-
-#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
-static enum scsi_timeout_action loop_eh_timed_out(struct scsi_cmnd *sc)
-{
-	if (loop_cmd_released(sc))
-		return SCSI_EH_NOT_HANDLED;
-	pr_warn_ratelimited("%s: command 0x%02x still in the target core, timer re-armed\n",
-			    dev_name(&sc->device->sdev_gendev), sc->cmnd[0]);
-	return SCSI_EH_RESET_TIMER;
-}
-#else
-static enum blk_eh_timer_return loop_eh_timed_out(struct scsi_cmnd *sc)
-{
-	if (loop_cmd_released(sc))
-		return BLK_EH_DONE;	/* 6.1: let the midlayer handle it */
-	pr_warn_ratelimited("%s: command 0x%02x still in the target core, timer re-armed\n",
-			    dev_name(&sc->device->sdev_gendev), sc->cmnd[0]);
-	return BLK_EH_RESET_TIMER;
-}
-#endif
 
 /* tcmx:tmr for one error handler's work, begun at @start (ns) */
 static void loop_trace_tmr(struct scsi_cmnd *sc, enum tcmx_tmf tmf, int ret,
@@ -293,13 +277,22 @@ static void loop_trace_tmr(struct scsi_cmnd *sc, enum tcmx_tmf tmf, int ret,
 
 static int loop_eh_abort(struct scsi_cmnd *sc)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(LOOP_ABORT_MS);
 	u64 start = ktime_get_ns();
-	int ret = FAILED;
+	int ret = SUCCESS;
 
-	if (loop_cmd_released(sc)) {
-		synchronize_rcu();
-		ret = SUCCESS;
+	while (!loop_cmd_released(sc)) {
+		if (time_after(jiffies, deadline)) {
+			scmd_printk(KERN_WARNING, sc,
+				    "command 0x%02x still in the target core, abort failed\n",
+				    sc->cmnd[0]);
+			ret = FAILED;
+			break;
+		}
+		msleep(20);
 	}
+	if (ret == SUCCESS)
+		synchronize_rcu();
 	loop_trace_tmr(sc, TCMX_TMF_ABORT_TASK, ret, start);
 	return ret;
 }
@@ -408,7 +401,6 @@ static struct scsi_host_template loop_sht = {
 	.init_cmd_priv		= loop_init_cmd_priv,
 	.slave_alloc		= loop_slave_alloc,
 	.change_queue_depth	= scsi_change_queue_depth,
-	.eh_timed_out		= loop_eh_timed_out,
 	.eh_abort_handler	= loop_eh_abort,
 	.eh_device_reset_handler = loop_eh_device_reset,
 	.eh_target_reset_handler = loop_eh_target_reset,

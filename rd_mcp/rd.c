@@ -26,7 +26,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
+#include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -91,6 +93,66 @@ MODULE_PARM_DESC(alloc_in_worker,
 
 static unsigned long rd_floor_pages;	/* min_avail_pct of RAM, in pages */
 static struct workqueue_struct *rd_wq;
+
+/*
+ * Fault injection, a test knob in the spirit of null_blk's timeout: with
+ * hold_every=N, every Nth READ or WRITE of any device is held in the worker
+ * for hold_ms before it runs, as on a backend stuck on a slow medium.  The
+ * SCSI midlayer times such a command out and its error handler waits for it
+ * (tests/test_task_management.py).  While hold_every is 0 (the default) the
+ * fast path sees a patched-out jump, nothing more.
+ */
+#define RD_HOLD_MS_MAX		60000
+static DEFINE_STATIC_KEY_FALSE(rd_hold_on);
+static unsigned int hold_every;
+static unsigned int hold_ms = 5000;
+static atomic_t rd_hold_seq = ATOMIC_INIT(0);
+
+static int rd_set_hold_every(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 10, &n)) {
+		pr_warn("hold_every=%.*s: not a number of commands\n",
+			(int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(hold_every, n);
+	if (n)
+		static_branch_enable(&rd_hold_on);
+	else
+		static_branch_disable(&rd_hold_on);
+	return 0;
+}
+
+static const struct kernel_param_ops rd_hold_every_ops = {
+	.set	= rd_set_hold_every,
+	.get	= param_get_uint,
+};
+module_param_cb(hold_every, &rd_hold_every_ops, &hold_every, 0644);
+MODULE_PARM_DESC(hold_every,
+		 "Test knob: hold every Nth READ/WRITE of every device in a worker for hold_ms before running it (default 0: never)");
+
+static int rd_set_hold_ms(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 10, &ms) || !ms || ms > RD_HOLD_MS_MAX) {
+		pr_warn("hold_ms=%.*s: must be 1 to %u\n",
+			(int)strcspn(val, "\n"), val, RD_HOLD_MS_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(hold_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops rd_hold_ms_ops = {
+	.set	= rd_set_hold_ms,
+	.get	= param_get_uint,
+};
+module_param_cb(hold_ms, &rd_hold_ms_ops, &hold_ms, 0644);
+MODULE_PARM_DESC(hold_ms,
+		 "Test knob: how long hold_every holds a command, in ms (1-60000, default 5000)");
 
 /* ---------------------------------------------------------------------- */
 /* Copying between a command's scatterlist and ramdisk memory.             */
@@ -392,12 +454,47 @@ static void rd_rw_work(struct work_struct *work)
 	tcmx_complete_cmd(cmd, status);
 }
 
+static void rd_hold_work(struct work_struct *work)
+{
+	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
+	struct rd_dev *rd = cmd->dev->priv;
+	enum tcmx_status status = TCMX_GOOD;
+
+	msleep(READ_ONCE(hold_ms));
+	rcu_read_lock();
+	if (rd->p.nullio) {
+		/* nothing to move */
+	} else if (cmd->data_dir == DMA_FROM_DEVICE) {
+		status = rd_read(rd, cmd);
+	} else {
+		tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
+		status = rd_write(rd, cmd, true);
+	}
+	rcu_read_unlock();
+	tcmx_complete_cmd(cmd, status);
+}
+
+/* hold_every is set: is this the Nth command?  Then the worker has it. */
+static bool rd_hold(struct tcmx_cmd *cmd)
+{
+	unsigned int every = READ_ONCE(hold_every);
+
+	if (!every || atomic_inc_return(&rd_hold_seq) % every)
+		return false;
+	tcmx_cmd_pin(cmd);
+	INIT_WORK(&cmd->work, rd_hold_work);
+	queue_work(rd_wq, &cmd->work);
+	return true;
+}
+
 /* The fast path of a device with memory behind it. */
 static enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 {
 	struct rd_dev *rd = cmd->dev->priv;
 	enum tcmx_status status;
 
+	if (static_branch_unlikely(&rd_hold_on) && rd_hold(cmd))
+		return TCMX_DEFERRED;
 	if (cmd->data_dir == DMA_FROM_DEVICE)
 		return rd_read(rd, cmd);
 	status = rd_write(rd, cmd, false);
@@ -412,6 +509,8 @@ static enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 /* rd_nullio=1: no memory, reads return whatever the buffer held */
 static enum tcmx_status rd_execute_null(struct tcmx_cmd *cmd)
 {
+	if (static_branch_unlikely(&rd_hold_on) && rd_hold(cmd))
+		return TCMX_DEFERRED;
 	return TCMX_GOOD;
 }
 
