@@ -17,10 +17,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dcache.h>
 #include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include "tcmx_core.h"
 #include "device.h"
@@ -471,8 +474,53 @@ static struct configfs_item_operations tcmx_hba_item_ops = {
 	.release	= tcmx_hba_release,
 };
 
+/*
+ * configfs_rmdir() drops a device's last reference inside ->rmdir, before
+ * the VFS unhashes its dentry, and configfs_symlink() resolving the device
+ * in that window takes a reference on an item already at 0 (refcount_t's
+ * "addition on 0", then a LUN linked to freed memory: seen on 6.1).  So the
+ * device keeps that reference until its dentry is unhashed, which a work
+ * item waits for (microseconds after ->rmdir), and allow_link refuses a
+ * dropped device.  The HBA's rmdir waits for its devices' works, so that
+ * once core/ is empty the backend's module unloads at once.
+ */
+static void tcmx_dev_drop_work(struct work_struct *work)
+{
+	struct tcmx_dev *dev = container_of(to_delayed_work(work),
+					    struct tcmx_dev, drop_work);
+	struct dentry *dentry = dev->drop_dentry;
+	struct tcmx_hba *hba;
+
+	if (dentry && !d_unhashed(dentry) && d_really_is_positive(dentry)) {
+		queue_delayed_work(tcmx_wq, &dev->drop_work, 1);
+		return;
+	}
+	dput(dentry);
+	/* the HBA outlives this: the device holds it, or its rmdir waits */
+	hba = dev->hba;
+	config_item_put(&dev->group.cg_item);
+	if (atomic_dec_and_test(&hba->drops))
+		wake_up_var(&hba->drops);
+}
+
+static void tcmx_hba_drop_dev(struct config_group *group,
+			      struct config_item *item)
+{
+	struct tcmx_dev *dev = to_dev(item);
+
+	mutex_lock(&tcmx_cfs_mutex);
+	dev->dropped = true;
+	mutex_unlock(&tcmx_cfs_mutex);
+	/* ->rmdir's caller holds the dentry: it is still there */
+	dev->drop_dentry = dget(item->ci_dentry);
+	atomic_inc(&dev->hba->drops);
+	INIT_DELAYED_WORK(&dev->drop_work, tcmx_dev_drop_work);
+	queue_delayed_work(tcmx_wq, &dev->drop_work, 0);
+}
+
 static struct configfs_group_operations tcmx_hba_group_ops = {
 	.make_group	= tcmx_hba_make_dev,
+	.drop_item	= tcmx_hba_drop_dev,
 };
 
 static const struct config_item_type tcmx_hba_type = {
@@ -560,8 +608,19 @@ static const struct config_item_type tcmx_core_plain_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
+/* rmdir core/<plugin>_<N>: once its devices' drops are done (above) */
+static void tcmx_core_drop_hba(struct config_group *group,
+			       struct config_item *item)
+{
+	struct tcmx_hba *hba = to_hba(item);
+
+	wait_var_event(&hba->drops, !atomic_read(&hba->drops));
+	config_item_put(item);
+}
+
 static struct configfs_group_operations tcmx_core_group_ops = {
 	.make_group	= tcmx_core_make_hba,
+	.drop_item	= tcmx_core_drop_hba,
 };
 
 static const struct config_item_type tcmx_core_type = {

@@ -148,6 +148,12 @@ static int tcmx_lun_allow_link(struct config_item *item,
 		ret = -EEXIST;
 		goto out_unlock;
 	}
+	if (dev->dropped) {
+		pr_err("%s: device %s is being removed\n",
+		       config_item_name(item), config_item_name(target));
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	ret = -ENOMEM;
 	lun->stats = alloc_percpu(struct tcmx_stats);
 	if (!lun->stats)

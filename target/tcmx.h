@@ -226,6 +226,7 @@ struct tcmx_hba {
 	struct config_group		group;
 	const struct tcmx_backend_ops	*ops;
 	u32				id;	/* the N of <plugin>_<N> */
+	atomic_t			drops;	/* devices' drop works pending */
 };
 
 /* A backstore device (core/<plugin>_<N>/<name>). */
@@ -247,6 +248,10 @@ struct tcmx_dev {
 	struct tcmx_hba			*hba;
 	const struct tcmx_backend_ops	*ops;
 	void				*priv;		/* backend's */
+	/* rmdir'ed: refused as a link target; see tcmx_hba_drop_dev() */
+	bool				dropped;
+	struct dentry			*drop_dentry;
+	struct delayed_work		drop_work;
 
 	/* hot, read-only while exported */
 	u64				nr_blocks;	/* capacity in blocks */

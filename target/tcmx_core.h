@@ -313,7 +313,8 @@ enum tcmx_pr_show {
 ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
 		     char *page);
 
-/* transport.c: the core's workqueue for tcmx_defer() */
+/* transport.c: the core's workqueue for tcmx_defer() and device drops */
+extern struct workqueue_struct *tcmx_wq;
 int tcmx_transport_init(void);
 void tcmx_transport_exit(void);
 

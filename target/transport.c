@@ -105,7 +105,8 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 }
 EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
 
-static struct workqueue_struct *tcmx_wq;
+/* deferred commands; also device drops (device.c) */
+struct workqueue_struct *tcmx_wq;
 
 static void tcmx_defer_work(struct work_struct *work)
 {

@@ -205,6 +205,8 @@ static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p
 struct percpu_ref { long count; };
 struct completion { int done; };
 struct work_struct { int pending; };
+struct delayed_work { struct work_struct work; };
+struct dentry;
 typedef struct { int counter; } atomic_t;
 
 /* configfs: just the item name */
