@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Random CDBs over SG_IO against a ramdisk LUN (tools/fuzz-sgio): at
 least 10,000 commands; every one completes with a SAM status and, when it
-is CHECK CONDITION, well-formed sense data in the format D_SENSE says;
+is CHECK CONDITION, well-formed sense data in the format D_SENSE says
+(the first half fixed, the second descriptor);
 the half of the medium no write-type command may reach keeps its
 pattern; the LUN answers normally afterwards; a second LUN of the same
 host running fio --verify beside the fuzzer keeps its data; the kernel
@@ -62,6 +63,21 @@ def restore(sg):
     return found
 
 
+def set_d_sense(sg, on):
+    """MODE SELECT(10) of the control mode page with D_SENSE = on."""
+    st, sense, data = sgcmd(sg, [0x5a, 0x08, 0x0a, 0, 0, 0, 0, 0, 255, 0],
+                            din=255)
+    assert st == 0, sense.hex()
+    at = 8 + int.from_bytes(data[6:8], "big")
+    page = bytearray(data[at:at + 2 + data[at + 1]])
+    page[0] &= 0x3f
+    page[2] = (page[2] & ~0x04) | (0x04 if on else 0)
+    par = bytes(8) + bytes(page)
+    st, sense, _ = sgcmd(sg, [0x55, 0x10, 0, 0, 0, 0, 0, 0, len(par), 0],
+                         dout=par)
+    assert st == 0, ("MODE SELECT D_SENSE", st, sense.hex())
+
+
 def fio_loop(dev, stop):
     """fio write+verify passes over dev until stop exists; the exit
     statuses."""
@@ -105,7 +121,14 @@ def test_fuzz_sgio(stack, dmesg, tmp_path):
     f = fz.Fuzzer(sg0, unit, scratch)
     t0 = time.monotonic()
     try:
-        stats = f.run(COUNT, SEED, THREADS)
+        # half with fixed sense, half with descriptor sense
+        f.run(COUNT // 2, SEED, THREADS)
+        set_d_sense(sg0, not unit.d_sense)
+        fd = os.open(sg0, os.O_RDWR)
+        f.d_sense = {fz.Unit.read_d_sense(fd)}
+        os.close(fd)
+        assert f.d_sense == {not unit.d_sense}
+        stats = f.run(COUNT - COUNT // 2, SEED + 1, THREADS)
     finally:
         secs = time.monotonic() - t0
         open(stop, "w").close()
@@ -122,6 +145,8 @@ def test_fuzz_sgio(stack, dmesg, tmp_path):
     assert stats.status["CHECK CONDITION"] > COUNT // 4, stats.status
     assert stats.kcq[(0x5, 0x24, 0x00)] > 0 and \
         stats.kcq[(0x5, 0x20, 0x00)] > 0, stats.kcq.most_common(5)
+    assert stats.fmt[0x70] > COUNT // 5 and stats.fmt[0x72] > COUNT // 5, \
+        stats.fmt
     assert all(rc == 0 for rc, _ in fio_out), fio_out
 
     found = restore(sg0)
