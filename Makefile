@@ -6,7 +6,10 @@
 #
 #   make [KVER=ver | KDIR=dir]   build (default: the VM's 6.1 kernel);
 #                                 ver: a release or a tools/kver name (6.12-rt)
-#   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel
+#   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel;
+#                                 KVERS=debug: on the debug kernel (KASAN,
+#                                 lockdep, kmemleak...), built once by
+#                                 tools/debug-kernel (~N min, see README)
 #   make demo                     targetcli + fio on tcmx LUNs in the VM
 #   make conformance [CONF_KVERS="6.1 6.12"]  libiscsi's suite on tcmx and
 #                                 the in-tree LIO, table into CONFORMANCE.md
