@@ -868,3 +868,13 @@ if __name__ == "__main__":
         unload(stack="lio")
     else:
         sys.exit("usage: tcmxlib.py clean|clean-intree")
+
+
+
+# ------------------------------------------------------------ kernel kind
+# A PREEMPT_RT kernel's version string says so ("#1 SMP PREEMPT_RT ...").
+# The fault, fuzz and leak runs skip on it (NOT_ON_RT_WHY): they are for
+# 6.1, 6.12 and the debug kernel; PREEMPT_RT runs the functional suite.
+PREEMPT_RT = "PREEMPT_RT" in os.uname().version.split()
+NOT_ON_RT_WHY = ("PREEMPT_RT: fault, fuzz and leak runs are for 6.1, 6.12 "
+                 "and the debug kernel (CI time)")

@@ -21,8 +21,11 @@ import time
 
 import pytest
 
+from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT
 from tcmxlib import (MiB, PROJ, disk, kcq, run, setup_luns, sgcmd, sgdev,
                      unit_attentions)
+
+pytestmark = pytest.mark.skipif(PREEMPT_RT, reason=NOT_ON_RT_WHY)
 
 SIZE = 16 * MiB
 SEED = int(os.environ.get("TCMX_FUZZ_SEED", "20261201"))

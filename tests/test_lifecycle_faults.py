@@ -16,11 +16,14 @@ import time
 
 import pytest
 
+from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT
 from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
                      clean, disk, err_of, kcq, link_lun, load, loaded, meminfo,
                      mem_free_to_use, mk_rd, mk_target, modules, rd, run,
                      sd_off, sgcmd, sgdev, sha, ua_clear, unlink_lun,
                      unload, wr)
+
+pytestmark = pytest.mark.skipif(PREEMPT_RT, reason=NOT_ON_RT_WHY)
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 
