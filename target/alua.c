@@ -112,7 +112,7 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 	u32 state;
 	int i;
 
-	if (kstrtou32(page, 0, &state) || tcmx_alua_state_idx(state) < 0) {
+	if (tcmx_cfs_u32(page, count, &state) || tcmx_alua_state_idx(state) < 0) {
 		pr_err("%s: alua/%s/alua_access_state: need one of 0-4, 14, 15\n",
 		       tcmx_dev_name(dev), config_item_name(item));
 		return -EINVAL;
@@ -210,7 +210,7 @@ static ssize_t tcmx_gp_tg_pt_gp_id_store(struct config_item *item,
 	const char *why = NULL;
 	u32 id;
 
-	if (kstrtou32(page, 0, &id) || id > U16_MAX) {
+	if (tcmx_cfs_u32(page, count, &id) || id > U16_MAX) {
 		pr_err("%s: alua/%s/tg_pt_gp_id: need a number in 0..%u\n",
 		       tcmx_dev_name(dev), config_item_name(item), U16_MAX);
 		return -EINVAL;

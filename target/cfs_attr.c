@@ -40,6 +40,20 @@ int tcmx_cfs_strip(const char *page, size_t count, size_t max,
 	return 0;
 }
 
+int tcmx_cfs_u32(const char *page, size_t count, u32 *val)
+{
+	if (memchr(page, '\0', count))
+		return -EINVAL;
+	return kstrtou32(page, 0, val);
+}
+
+int tcmx_cfs_int(const char *page, size_t count, int *val)
+{
+	if (memchr(page, '\0', count))
+		return -EINVAL;
+	return kstrtoint(page, 0, val);
+}
+
 /* The object a file's field is in, the lock it is under, its device. */
 struct tcmx_cfs_obj {
 	char			*base;
@@ -205,10 +219,10 @@ ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
 	tcmx_cfs_find(item, a, &h);
 	if (a->kind == TCMX_CFS_TEXT)
 		return tcmx_cfs_store_text(item, a, &h, page, count);
-	if (kstrtou32(page, 0, &val)) {
+	if (tcmx_cfs_u32(page, count, &val)) {
 		tcmx_cfs_strip(page, count, count, 0, &s, &len);
 		tcmx_cfs_err(item, a, &h, "'%.*s' is not an unsigned number",
-			     (int)len, s);
+			     (int)min_t(size_t, len, TCMX_CFS_ECHO), s);
 		return -EINVAL;
 	}
 

@@ -58,14 +58,14 @@ static ssize_t tcmx_root_dbroot_store(struct config_item *item,
 
 	ret = kern_path(path, LOOKUP_FOLLOW, &p);
 	if (ret) {
-		pr_err("dbroot: %s: no such directory\n", path);
+		pr_err("dbroot: %.*s: no such directory\n", TCMX_CFS_ECHO, path);
 		ret = -EINVAL;
 		goto out;
 	}
 	ret = d_is_dir(p.dentry) ? 0 : -ENOTDIR;
 	path_put(&p);
 	if (ret) {
-		pr_err("dbroot: %s is not a directory\n", path);
+		pr_err("dbroot: %.*s is not a directory\n", TCMX_CFS_ECHO, path);
 		goto out;
 	}
 

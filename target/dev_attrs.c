@@ -169,7 +169,7 @@ static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 	ssize_t ret = count;
 	u32 val;
 
-	if (kstrtou32(page, 0, &val) || val > 0xffffff) {
+	if (tcmx_cfs_u32(page, count, &val) || val > 0xffffff) {
 		pr_err("%s: wwn/company_id: need a 24-bit IEEE OUI, e.g. 0x001405\n",
 		       tcmx_dev_name(dev));
 		return -EINVAL;

@@ -263,7 +263,7 @@ static ssize_t tcmx_dev_enable_store(struct config_item *item,
 	ssize_t ret;
 	int val;
 
-	if (kstrtoint(page, 0, &val) || val != 1) {
+	if (tcmx_cfs_int(page, count, &val) || val != 1) {
 		pr_err("%s: enable: only 1 is accepted (a device cannot be disabled)\n",
 		       tcmx_dev_name(dev));
 		return -EINVAL;

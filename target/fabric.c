@@ -146,7 +146,7 @@ static ssize_t tcmx_wwn_cmd_completion_affinity_store(struct config_item *item,
 {
 	int cpu;
 
-	if (kstrtoint(page, 0, &cpu) ||
+	if (tcmx_cfs_int(page, count, &cpu) ||
 	    (cpu != -1 && (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)))) {
 		pr_err("cmd_completion_affinity: -1 or an online CPU\n");
 		return -EINVAL;

@@ -665,8 +665,9 @@ static int pr_saved_parse(struct tcmx_dev *dev, struct tcmx_pr_saved *s,
 		*eq = '\0';
 		ret = pr_saved_field(s, tok, eq + 1, &holder);
 		if (ret) {
-			pr_err("%s: pr/res_aptpl_metadata: bad %s=%s: %d\n",
-			       tcmx_dev_name(dev), tok, eq + 1, ret);
+			pr_err("%s: pr/res_aptpl_metadata: bad %.*s=%.*s: %d\n",
+			       tcmx_dev_name(dev), TCMX_CFS_ECHO, tok,
+			       TCMX_CFS_ECHO, eq + 1, ret);
 			return -EINVAL;
 		}
 	}
@@ -701,6 +702,12 @@ ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 	char *copy, *text;
 	int ret;
 
+	/* a NUL would end the text early: what follows it is not read */
+	if (memchr(page, '\0', count)) {
+		pr_err("%s: pr/res_aptpl_metadata: a NUL byte in the metadata\n",
+		       tcmx_dev_name(dev));
+		return -EINVAL;
+	}
 	copy = kmemdup_nul(page, count, GFP_KERNEL);
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!copy || !s) {

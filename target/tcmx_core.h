@@ -341,12 +341,22 @@ u8 tcmx_build_sense(u8 *buf, bool desc, enum tcmx_sense code,
  * TCMX_STRIP_ASCII anything but printable ASCII (0x20-0x7e); *@s and *@len
  * are set even then.  It prints nothing: the caller's one pr_err names the
  * object and the file.  Numbers need no stripping: kstrtou32() and the
- * like accept one trailing newline.
+ * like accept one trailing newline; but they stop at a NUL, so that
+ * "1\0junk" would read as 1: tcmx_cfs_u32() and tcmx_cfs_int() are them
+ * for a write, which must be the number and nothing else (-EINVAL).
  */
 #define TCMX_STRIP_SPACE	BIT(0)	/* all surrounding whitespace */
 #define TCMX_STRIP_ASCII	BIT(1)	/* printable ASCII only */
 int tcmx_cfs_strip(const char *page, size_t count, size_t max,
 		   unsigned int flags, const char **s, size_t *len);
+int tcmx_cfs_u32(const char *page, size_t count, u32 *val);
+/*
+ * At most this many bytes of a refused value go into its log line: printk
+ * cuts a longer line short, and the line that lost its newline waits for
+ * the next message to end it, so that it is not seen when it is said.
+ */
+#define TCMX_CFS_ECHO		64
+int tcmx_cfs_int(const char *page, size_t count, int *val);
 
 /*
  * cfs_attr.c: a configfs file backed by a field with a rule, one struct

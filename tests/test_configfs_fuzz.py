@@ -1,0 +1,584 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Bad input to configfs, beside I/O that must keep its data:
+
+- every writable file of the tree (found at run time: devices, exported
+  and not, their attrib/ wwn/ pr/ alua/ groups, TPGs with and without a
+  nexus, a LUN, the root and the fabrics' files) gets random, oversized,
+  negative, non-numeric, empty and NUL-containing values.  A value is
+  either accepted, and then it is one the file documents as valid (and
+  the file shows it; it is put back after), or refused with an errno,
+  exactly one kernel log line, and the file as it was.  A saveconfig
+  dump (rtslib) before and after is the same.
+- mkdir/rmdir storms: backstore + target + LUN made and removed 200
+  times; no configfs entry, disk or memory is left behind.
+"""
+import errno
+import glob
+import json
+import os
+import random
+import re
+import subprocess
+import time
+
+import pytest
+
+from tcmxlib import (LOOP, MiB, T, Kmsg, disk, hctl, link_lun,
+                     mem_free_to_use, mk_rd, mk_target, new_wwn, rd, run,
+                     scsi_present, sha, tur, wr)
+
+pytestmark = pytest.mark.tcmx_only
+
+STOP = "/tmp/tcmx-fuzz-fio-stop"
+IO_SIZE = 64 * MiB
+KEEP = 4 * MiB          # the I/O LUN's first 4 MiB: written once, kept
+
+
+# ------------------------------------------------------ the I/O that runs
+def io_fill(dev):
+    """Every block of dev written (the ramdisk has all its pages)."""
+    run("yes tcmx-fill | head -c %d | dd of=%s bs=1M oflag=direct "
+        "iflag=fullblock status=none" % (IO_SIZE, dev))
+
+
+def io_start(dev):
+    """The first KEEP bytes of dev get a pattern (their sha256 returned)
+    and fio writes and verifies (crc32c) the rest until io_stop()."""
+    run("yes tcmx-keep | head -c %d | dd of=%s bs=1M oflag=direct "
+        "iflag=fullblock status=none" % (KEEP, dev))
+    want = sha(dev, 0, KEEP)
+    if os.path.exists(STOP):
+        os.unlink(STOP)
+    p = subprocess.Popen(
+        ["fio", "--name=io", "--filename=" + dev, "--ioengine=libaio",
+         "--direct=1", "--rw=randwrite", "--bs=4k", "--iodepth=4",
+         "--offset=%d" % KEEP, "--size=%d" % (IO_SIZE - KEEP),
+         "--verify=crc32c", "--verify_backlog=64", "--verify_fatal=1",
+         "--time_based", "--runtime=600", "--trigger-file=" + STOP,
+         "--output-format=terse"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p, want
+
+
+def io_kill(p):
+    """After a failure: fio goes, it is no finding of its own."""
+    if p.poll() is None:
+        p.kill()
+    p.wait()
+
+
+def io_stop(p, dev, want):
+    """fio still ran (so the I/O went on all along), ends cleanly with
+    data written and verified; the kept region is intact."""
+    try:
+        assert p.poll() is None, "fio ended early:\n" + p.communicate()[0]
+        with open(STOP, "w"):
+            pass
+        out, _ = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        if os.path.exists(STOP):
+            os.unlink(STOP)
+    assert p.returncode == 0, out
+    assert "verify:" not in out and "bad magic" not in out, out
+    f = out.strip().splitlines()[-1].split(";")
+    assert int(f[5]) > 0 and int(f[46]) > 0, out    # KiB read, written
+    assert sha(dev, 0, KEEP) == want
+
+
+# --------------------------------------------------------------- the fuzz
+def rtslib_dump():
+    """The saveconfig JSON, from rtslib directly (what targetcli saves)."""
+    p = run(["/usr/bin/python3", "-c",
+             "import json; from rtslib_fb import RTSRoot; "
+             "print(json.dumps(RTSRoot().dump(), sort_keys=True))"],
+            timeout=300)
+    return json.loads(p.stdout)
+
+
+def content(path):
+    """A file's text, or the errno its read fails with."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        return e.errno
+
+
+def writable(top, skip):
+    """Files with a write bit under top (find -perm /222), but skip's."""
+    out = run(["find", top, "-type", "f", "-perm", "/222"]).stdout.split()
+    return sorted(f for f in out if not any(f.startswith(s) for s in skip))
+
+
+def send(path, value):
+    """One write(2); (errno or 0, bytes the write took)."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno, 0
+    try:
+        return 0, os.write(fd, value)
+    except OSError as e:
+        return e.errno, 0
+    finally:
+        os.close(fd)
+
+
+NUM = re.compile(rb"\+?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+SNUM = re.compile(rb"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
+def number(value, signed=False):
+    """value as the kernel's kstrto*(s, 0) reads it (one trailing newline
+    allowed), or None."""
+    if value.endswith(b"\n"):
+        value = value[:-1]
+    if not (SNUM if signed else NUM).fullmatch(value):
+        return None
+    sign, digits = (-1, value[1:]) if value[:1] == b"-" else (1, value)
+    digits = digits.lstrip(b"+")
+    if digits[:2] in (b"0x", b"0X"):
+        return sign * int(digits[2:], 16)
+    return sign * int(digits, 8 if digits[:1] == b"0" else 10)
+
+
+def one_nl(value):
+    return value[:-1] if value.endswith(b"\n") else value
+
+
+NAMES = {"alua_access_status": [b"None", b"Altered by Explicit STPG",
+                                b"Altered by Implicit ALUA"],
+         "alua_access_type": [b"None", b"Implicit", b"Explicit",
+                              b"Implicit and Explicit"]}
+ALUA_STATES = (0, 1, 2, 3, 4, 14, 15)
+PRINTABLE = re.compile(rb"[\x20-\x7e]*")
+NAA = re.compile(rb"naa\.[0-9a-fA-F]{16}|naa\.[0-9a-fA-F]{32}")
+
+
+def valid(path, value, after, ctx):
+    """Why an accepted value is not one path documents as valid (a
+    string), or None when it is and the file shows it."""
+    name = os.path.basename(path)
+    if b"\0" in value:
+        return "accepted a NUL byte"
+    if len(value) >= 4096:
+        return "accepted %d bytes (configfs passes 4095)" % len(value)
+    if name in ("vendor_id", "product_id", "revision", "vpd_unit_serial"):
+        s = value.strip()
+        if not PRINTABLE.fullmatch(s):
+            return "accepted a non-printable byte"
+        pre = b"T10 VPD Unit Serial Number: " if name == "vpd_unit_serial" \
+            else b""
+        return None if after == pre + s + b"\n" else "shows %r" % after
+    if name in ("udev_path", "alias"):
+        s = one_nl(value)
+        return None if after == (s + b"\n" if s else b"") else \
+            "shows %r" % after
+    if name in ("userid", "password", "userid_mutual", "password_mutual"):
+        s = one_nl(value)
+        s = b"" if s == b"NULL" else s
+        return None if after == s + b"\n" else "shows %r" % after
+    if name == "res_aptpl_metadata":
+        # only "no metadata" (whitespace): random text is no registration
+        return None if not value.strip() else "accepted metadata"
+    if name == "alua_tg_pt_gp":
+        s = value.strip()
+        want = b"default_tg_pt_gp" if s == b"NULL" else s
+        if s != b"NULL" and s.decode(errors="replace") not in ctx["groups"]:
+            return "accepted an unknown group"
+        return None if after.split(b"\n")[0].split(b":")[1].strip() == \
+            want else "shows %r" % after
+    if name == "nexus":
+        s = one_nl(value)
+        if s == b"NULL":
+            return None if after == errno.ENODEV else "shows %r" % after
+        if not NAA.fullmatch(s):
+            return "accepted a nexus that is no naa. name"
+        return None if after == s + b"\n" else "shows %r" % after
+    if name == "transport_status":
+        s = one_nl(value)
+        if s not in (b"online", b"offline"):
+            return "accepted a word other than online/offline"
+        return None if after == s + b"\n" else "shows %r" % after
+    if name == "dbroot":
+        return None if one_nl(value) + b"\n" == after else \
+            "shows %r" % after
+    if name == "cmd_completion_affinity":
+        n = number(value, signed=True)
+        if n is None or not (n == -1 or 0 <= n < os.cpu_count()):
+            return "accepted a value that is no CPU"
+        return None if after == b"%d\n" % n else "shows %r" % after
+    n = number(value)
+    if n is None:
+        return "accepted a value that is no number"
+    if name in NAMES:
+        names = NAMES[name]
+        if n >= len(names):
+            return "accepted %d" % n
+        return None if after == names[n] + b"\n" else "shows %r" % after
+    if name == "alua_access_state" and n not in ALUA_STATES:
+        return "accepted state %d" % n
+    if name == "company_id":
+        return None if n <= 0xffffff and int(after, 16) == n else \
+            "shows %r" % after
+    shown = int(after)
+    if name == "optimal_sectors":        # clamped to hw_max_sectors
+        return None if shown == min(n, ctx["hw_max_sectors"]) else \
+            "shows %r" % after
+    if n > 0xffffffff:
+        return "accepted %d, more than 32 bits" % n
+    return None if shown == n else "shows %r" % after
+
+
+def restore_value(path, before):
+    """What to write to path to make it show before again."""
+    name = os.path.basename(path)
+    if before == errno.ENODEV and name == "nexus":
+        return b"NULL"
+    if name in NAMES:
+        return b"%d" % NAMES[name].index(before.rstrip(b"\n"))
+    if name == "vpd_unit_serial":
+        return before.split(b":", 1)[1].strip() + b"\n"
+    if name == "alua_tg_pt_gp":
+        return before.split(b"\n")[0].split(b":")[1].strip()
+    if name == "company_id":
+        return before.strip()
+    if before == b"":
+        return b"\n"
+    return before
+
+
+def values(rng, path, ctx):
+    """What path gets (17 values): 7 bad forms always, 6 more of them,
+    2 values it might take, and 2 random ones."""
+    always = [b"", b"A" * 65536, b"1\x00", b"-1", b"4294967296", b"abc",
+              b"\n"]
+    fixed = [b" ", b"\n\n", b"\t", b"-1", b"-0", b"+1", b"+",
+             b"0x", b"0x1f", b"0X10", b"010", b"08", b"1x", b"1 2", b" 1 ",
+             b"1\n\n", b"4294967295", b"4294967296", b"18446744073709551615",
+             b"18446744073709551616", b"-4294967296",
+             b"9" * 40, b"abc", b"1\x00", b"0\x00garbage", b"\x00",
+             b"NULL", b"NULL\x00x", b"online\x00x", b"A" * 65536,
+             b"1" * 65536, b"0" * 4094 + b"1", b"x" * 300,
+             b"\xff\xfe\x80", b"naa.5001405abcdef012\x00junk",
+             b"naa.5001405abcdef01", b"  \x00garbage"]
+    name = os.path.basename(path)
+    likely = [b"0", b"1", b"2", b"3", b"14", b"512", b"4096", b"100",
+              b"tcmx-fuzz", b"online", b"offline",
+              b"naa.5001405abcdef012", b"/tmp"]
+    if name == "alua_tg_pt_gp":
+        likely += [g.encode() for g in ctx["groups"]] + [b" g1 \n"]
+    out = always + rng.sample(fixed, 6) + rng.sample(likely, 2)
+    for _ in range(2):
+        kind = rng.randrange(4)
+        n = rng.choice((1, 2, 8, 64, 255, 256, 4095, 4096))
+        if kind == 0:
+            v = bytes(rng.randrange(256) for _ in range(n))
+        elif kind == 1:
+            v = bytes(rng.choice(b"0123456789") for _ in range(n))
+        elif kind == 2:
+            v = str(rng.randrange(-2 ** 70, 2 ** 70)).encode()
+        else:
+            v = bytes(rng.randrange(32, 127) for _ in range(n))
+        out.append(v)
+    return out
+
+
+def tcmx_lines(k):
+    return [ln for ln in k.lines() if ln.startswith("tcmx")]
+
+
+# configfs itself refuses an empty write before any store runs
+CONFIGFS_ONLY = {b""}
+ERRNOS = {errno.EINVAL, errno.ERANGE, errno.EBUSY, errno.EPERM,
+          errno.EEXIST, errno.ENODEV, errno.ENOSPC, errno.ENOTDIR,
+          errno.ENOENT}
+
+
+# Findings in loopback/loop.c (not tcmx_core's): its stores read a value
+# only up to a NUL, so "naa.5001405abcdef012\0junk" makes a nexus,
+# "online\0x" is online and "0\0x" a fabric_prot_type of 0.  Reported,
+# printed as KNOWN; to go once loop.c refuses a NUL (memchr(page, 0,
+# count), as tcmx_cfs_u32() does).
+LOOP_NUL_KNOWN = ("nexus", "transport_status", "fabric_prot_type")
+
+
+def known(path, value, why):
+    return path.startswith(LOOP + "/") and why == "accepted a NUL byte" and \
+        os.path.basename(path) in LOOP_NUL_KNOWN
+
+
+def test_configfs_writes_accepted_or_refused_once(stack, dmesg):
+    """Every writable file, every bad value: a valid value accepted, or
+    an errno, one log line, the file unchanged; the I/O LUN keeps its
+    data; saveconfig is the same before and after."""
+    seed = int(os.environ.get("TCMX_FUZZ_SEED", "0")) or \
+        random.randrange(1, 1 << 30)
+    print("seed %d (TCMX_FUZZ_SEED to repeat)" % seed)
+    rng = random.Random(seed)
+    if not os.path.isdir(T + "/iscsi"):
+        os.mkdir(T + "/iscsi")
+    os.makedirs("/etc/rtslib-fb-target", exist_ok=True)
+    wr(T + "/dbroot", "/etc/rtslib-fb-target\n")
+    # the I/O: its own device and target, left out of the fuzz
+    io_so = mk_rd("io", IO_SIZE)
+    io_tpg = mk_target()
+    link_lun(io_tpg, 0, io_so)
+    io_dev = disk(io_tpg, 0)
+    tur(io_dev)
+    # what is fuzzed: an exported device with a second ALUA group, an
+    # unexported one with its own, a TPG with a LUN
+    ex = mk_rd("fx", 16 * MiB)
+    os.mkdir(ex + "/alua/g1")
+    wr(ex + "/alua/g1/tg_pt_gp_id", "7")
+    un = mk_rd("fu", 16 * MiB)
+    os.mkdir(un + "/alua/g2")
+    wr(un + "/alua/g2/tg_pt_gp_id", "9")
+    tpg = mk_target()
+    lun = link_lun(tpg, 0, ex)
+    tur(disk(tpg, 0))
+    p, want = io_start(io_dev)
+    try:
+        before = rtslib_dump()
+        # a TPG without a nexus (rtslib would give it one: made after)
+        bare = "%s/%s/tpgt_1" % (LOOP, new_wwn())
+        os.makedirs(bare)
+        ctx = dict(groups={"default_tg_pt_gp", "g1"},
+                   hw_max_sectors=int(rd(ex + "/attrib/hw_max_sectors")))
+        skip = [io_so + "/", os.path.dirname(io_tpg) + "/"]
+        files = writable(T, skip)
+        for must in (T + "/dbroot", ex + "/control", ex + "/enable",
+                     ex + "/udev_path", ex + "/wwn/vpd_unit_serial",
+                     ex + "/pr/res_aptpl_metadata",
+                     ex + "/alua/g1/alua_access_state",
+                     un + "/alua/default_tg_pt_gp/tg_pt_gp_id",
+                     un + "/attrib/block_size", tpg + "/nexus",
+                     bare + "/nexus", tpg + "/transport_status",
+                     tpg + "/attrib/fabric_prot_type",
+                     lun + "/alua_tg_pt_gp",
+                     T + "/iscsi/discovery_auth/password"):
+            assert must in files, must
+        snap = {f: content(f) for f in files}
+        sent = accepted = 0
+        refused = {}
+        bad = []
+        t0 = time.monotonic()
+        for f in files:
+            for v in values(rng, f, ctx):
+                old = content(f)
+                k = Kmsg()
+                err, n = send(f, v)
+                said = tcmx_lines(k)
+                new = content(f)
+                sent += 1
+                what = "%s <- %r" % (f[len(T):], v[:60])
+                if v in CONFIGFS_ONLY:
+                    # configfs: EFAULT, no store called, nothing said
+                    if (err, n) not in ((errno.EFAULT, 0), (0, 0)) or \
+                            said or new != old:
+                        bad.append("%s: %d %d %s" % (what, err, n, said))
+                    refused[err] = refused.get(err, 0) + 1
+                elif err:
+                    refused[err] = refused.get(err, 0) + 1
+                    if err not in ERRNOS:
+                        bad.append("%s: errno %d" % (what, err))
+                    if new != old:
+                        bad.append("%s: refused (%d) but changed %r -> %r"
+                                   % (what, err, old, new))
+                    if len(said) != 1:
+                        bad.append("%s: refused (%d) with %d log lines: %s"
+                                   % (what, err, len(said), said[:3]))
+                else:
+                    accepted += 1
+                    why = None if n == len(v) else "took %d bytes" % n
+                    why = why or valid(f, v, new, ctx)
+                    if why and known(f, v, why):
+                        print("KNOWN %s: %s" % (what, why))
+                    elif why:
+                        bad.append("%s: %s" % (what, why))
+                    if said:
+                        bad.append("%s: accepted with log lines %s"
+                                   % (what, said[:3]))
+                    if new != old:
+                        put_back(f, old, snap)
+                k.close()
+        secs = time.monotonic() - t0
+        print("%d files, %d writes in %.1f s: %d accepted, refused %s"
+              % (len(files), sent, secs, accepted,
+                 {errno.errorcode[e]: c for e, c in sorted(refused.items())}))
+        for b in bad:
+            print("BAD " + b[:300])
+        assert not bad, "%d bad:\n%s" % (len(bad), "\n".join(bad[:60]))
+        assert sent >= 1000 and accepted and refused
+        left = {f: (snap[f], content(f)) for f in files
+                if content(f) != snap[f]}
+        assert not left, left
+        os.rmdir(bare)
+        os.rmdir(os.path.dirname(bare))
+        after = rtslib_dump()
+        assert after == before
+        assert rd(T + "/dbroot") == "/etc/rtslib-fb-target\n"
+    except BaseException:
+        io_kill(p)
+        raise
+    io_stop(p, io_dev, want)
+
+
+def put_back(path, old, snap):
+    """Undo an accepted write, and what it changed beside it in its
+    directory (alua_access_state sets alua_access_status; a device's
+    emulate_model_alias its wwn/product_id)."""
+    wr(path, restore_value(path, old))
+    assert content(path) == old, (path, old, content(path))
+    d = os.path.dirname(path)
+    near = [f for f in snap if os.path.dirname(f) == d]
+    if path.endswith("/attrib/emulate_model_alias"):
+        near += [os.path.dirname(d) + "/wwn/product_id"]
+    for f in near:
+        if content(f) != snap[f]:
+            wr(f, restore_value(f, snap[f]))
+            assert content(f) == snap[f], (f, snap[f], content(f))
+
+
+# ------------------------------------------------------- mkdir/rmdir storms
+def slab_total():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("Slab:"):
+                return int(line.split()[1]) * 1024
+    raise KeyError("Slab")
+
+
+def settle():
+    run("sync; echo 3 > /proc/sys/vm/drop_caches")
+    time.sleep(0.5)
+
+
+CYCLES = 200
+DISK_EVERY = 10
+
+
+def test_mkdir_rmdir_storm_under_io(stack, dmesg):
+    """200 cycles of rd_mcp HBA + device + loopback WWN + TPG + LUN link
+    and back, every 10th waiting for its disk to appear and go, while a
+    LUN of another target does I/O that keeps its data: afterwards no
+    configfs entry, SCSI device or disk is left, memory is back."""
+    io_so = mk_rd("io", IO_SIZE)
+    io_tpg = mk_target()
+    link_lun(io_tpg, 0, io_so)
+    io_dev = disk(io_tpg, 0)
+    tur(io_dev)
+    io_fill(io_dev)
+    settle()
+    tree0 = sorted(glob.glob(T + "/**", recursive=True))
+    disks0 = sorted(os.listdir("/sys/block"))
+    sdevs0 = sorted(os.listdir("/sys/class/scsi_device"))
+    nodes0 = sorted(glob.glob("/dev/sd*"))
+    mem0, slab0 = mem_free_to_use(), slab_total()
+    p, want = io_start(io_dev)
+    waited = 0
+    t0 = time.monotonic()
+    try:
+        for i in range(CYCLES):
+            hba = "%s/core/rd_mcp_%d" % (T, 100 + i % 7)
+            so = hba + "/s%d" % i
+            os.mkdir(hba)
+            os.mkdir(so)
+            wr(so + "/control", "rd_pages=%d" % (MiB // 4096))
+            wr(so + "/enable", "1")
+            wwn = "%s/naa.5001405%09x" % (LOOP, i)
+            tpg = wwn + "/tpgt_1"
+            os.mkdir(wwn)
+            os.mkdir(tpg)
+            wr(tpg + "/nexus", "naa.5001406%09x" % i)
+            lun = tpg + "/lun/lun_%d" % (i % 3)
+            os.mkdir(lun)
+            os.symlink(so, lun + "/l")
+            if i % DISK_EVERY == 0:
+                dev = disk(tpg, i % 3)
+                h = hctl(tpg, i % 3)
+                run("printf storm%d | dd of=%s bs=512 oflag=direct "
+                    "conv=sync status=none" % (i, dev))
+                got = run("dd if=%s bs=512 count=1 iflag=direct "
+                          "status=none | head -c 12" % dev).stdout
+                assert got.rstrip("\0") == "storm%d" % i
+                waited += 1
+            os.unlink(lun + "/l")
+            os.rmdir(lun)
+            if i % DISK_EVERY == 0:
+                assert not os.path.exists("/sys/class/scsi_device/" + h)
+                assert not os.path.exists(dev)
+            os.rmdir(tpg)
+            os.rmdir(wwn)
+            os.rmdir(so)
+            os.rmdir(hba)
+        secs = time.monotonic() - t0
+    except BaseException:
+        io_kill(p)
+        raise
+    io_stop(p, io_dev, want)
+    # the disks of the cycles go in the background: give them a moment
+    end = time.time() + 30
+    while sorted(os.listdir("/sys/block")) != disks0 and time.time() < end:
+        time.sleep(0.2)
+    assert sorted(glob.glob(T + "/**", recursive=True)) == tree0
+    assert sorted(os.listdir("/sys/block")) == disks0
+    assert sorted(os.listdir("/sys/class/scsi_device")) == sdevs0
+    assert sorted(glob.glob("/dev/sd*")) == nodes0
+    settle()
+    mem1, slab1 = mem_free_to_use(), slab_total()
+    print("%d cycles in %.1f s (disk waited for in %d); free-to-use "
+          "%d -> %d KiB (%+d), slab %d -> %d KiB (%+d)"
+          % (CYCLES, secs, waited, mem0 >> 10, mem1 >> 10,
+             (mem1 - mem0) >> 10, slab0 >> 10, slab1 >> 10,
+             (slab1 - slab0) >> 10))
+    assert mem0 - mem1 < 8 * MiB, (mem0, mem1)
+    assert slab1 - slab0 < 4 * MiB, (slab0, slab1)
+    assert scsi_present(io_tpg, 0)
+    lines = [ln for ln in dmesg.lines() if ln.startswith("tcmx")]
+    assert not [ln for ln in lines if re.search(r"err|fail|refus|cannot",
+                                                 ln, re.I)], lines[:20]
+
+
+@pytest.mark.parametrize("f, value", [
+    ("attrib/emulate_write_cache", "1\0junk"),
+    ("attrib/queue_depth", "64\0"),
+    ("wwn/company_id", "0x1\0x"),
+    ("alua/default_tg_pt_gp/alua_access_state", "1\0x"),
+    ("alua/default_tg_pt_gp/preferred", "1\0"),
+    ("pr/res_aptpl_metadata", "  \0initiator_node=x"),
+])
+def test_nul_after_a_valid_value_refused(stack, f, value):
+    """kstrto*() would stop at the NUL and take the value before it: the
+    write is refused whole, with one line, the file as it was."""
+    so = mk_rd("r0", 16 * MiB)
+    before = content(so + "/" + f)
+    k = Kmsg()
+    err, _ = send(so + "/" + f, value.encode())
+    said = tcmx_lines(k)
+    k.close()
+    assert err == errno.EINVAL, (f, err)
+    assert content(so + "/" + f) == before
+    assert len(said) == 1 and "r0: " in said[0], said
+
+
+def test_refused_long_value_said_at_once(stack):
+    """A 4095-byte bad value: its one line is in the log when the write
+    returns (a line printk cut short would wait for the next message)."""
+    so = mk_rd("r0", 16 * MiB)
+    for f in ("attrib/emulate_dpo", "alua/default_tg_pt_gp/preferred"):
+        k = Kmsg()
+        err, _ = send(so + "/" + f, b"z" * 65536)
+        said = tcmx_lines(k)
+        k.close()
+        assert err == errno.EINVAL
+        assert len(said) == 1 and said[0].endswith("is not an unsigned "
+                                                   "number"), said
+    k = Kmsg()
+    assert send(T + "/dbroot", b"/" + b"d" * 4000)[0] == errno.EINVAL
+    said = tcmx_lines(k)
+    k.close()
+    assert len(said) == 1 and said[0].endswith("no such directory"), said
