@@ -633,14 +633,26 @@ static ssize_t loop_tpg_nexus_show(struct config_item *item, char *page)
 	return ret;
 }
 
+/* a value with a NUL in it would be read only up to the NUL: refused */
+static bool loop_value_has_nul(const char *page, size_t count, u16 tag,
+			       const char *attr)
+{
+	if (!memchr(page, '\0', count))
+		return false;
+	pr_err("tpgt_%u: %s: the value has a NUL byte\n", tag, attr);
+	return true;
+}
+
 static ssize_t loop_tpg_nexus_store(struct config_item *item,
 				    const char *page, size_t count)
 {
 	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
 	struct loop_host *host = shost_priv(lt->hba->shost);
-	size_t len = strnlen(page, count);
+	size_t len = count;
 	ssize_t ret = count;
 
+	if (loop_value_has_nul(page, count, lt->tpg.tag, "nexus"))
+		return -EINVAL;
 	if (len && page[len - 1] == '\n')
 		len--;
 
@@ -689,6 +701,8 @@ static ssize_t loop_tpg_transport_status_store(struct config_item *item,
 {
 	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
 
+	if (loop_value_has_nul(page, count, lt->tpg.tag, "transport_status"))
+		return -EINVAL;
 	if (sysfs_streq(page, "online")) {
 		WRITE_ONCE(lt->offline, false);
 		return count;
@@ -737,6 +751,8 @@ static ssize_t loop_tpg_attrib_fabric_prot_type_store(struct config_item *item,
 	unsigned int val;
 	int ret;
 
+	if (loop_value_has_nul(page, count, tpg->tag, "fabric_prot_type"))
+		return -EINVAL;
 	ret = kstrtouint(page, 0, &val);
 	if (ret) {
 		pr_err("tpgt_%u: fabric_prot_type is not a number\n", tpg->tag);

@@ -859,7 +859,7 @@ static ssize_t rd_set_params(struct tcmx_dev *dev, const char *buf,
 	}
 	rd->p = p;
 	if (nr_unknown)
-		pr_warn("rd_mcp_%u/%s: ignoring unknown control token '%s'%s\n",
+		pr_warn("rd_mcp_%u/%s: ignoring unknown control token '%.64s'%s\n",
 			dev->hba->id, tcmx_dev_name(dev), unknown,
 			nr_unknown > 1 ? " and others" : "");
 out:
