@@ -523,8 +523,11 @@ def test_mkdir_rmdir_storm_under_io(stack, dmesg):
           % (CYCLES, secs, waited, mem0 >> 10, mem1 >> 10,
              (mem1 - mem0) >> 10, slab0 >> 10, slab1 >> 10,
              (slab1 - slab0) >> 10))
-    assert mem0 - mem1 < 8 * MiB, (mem0, mem1)
-    assert slab1 - slab0 < 4 * MiB, (slab0, slab1)
+    # the debug kernel's KASAN quarantine keeps freed objects (+6.9 MiB of
+    # slab after 200 cycles there); kmemleak is what finds a leak on it
+    debug = os.uname().release.endswith("-tcmx-debug")
+    assert mem0 - mem1 < (16 if debug else 8) * MiB, (mem0, mem1)
+    assert slab1 - slab0 < (16 if debug else 4) * MiB, (slab0, slab1)
     assert scsi_present(io_tpg, 0)
     lines = [ln for ln in dmesg.lines() if ln.startswith("tcmx")]
     assert not [ln for ln in lines if re.search(r"err|fail|refus|cannot",
