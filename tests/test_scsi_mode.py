@@ -72,10 +72,18 @@ def mode_lun(stack):
     t1 = tcmxlib.mk_target(wwn, tag=1)
     t2 = tcmxlib.mk_target(wwn, tag=2)
     so = tcmxlib.mk_rd("m0", 16 * MiB)
+    kmsg = tcmxlib.Kmsg()
     tcmxlib.link_lun(t1, 0, so)
     tcmxlib.link_lun(t2, 0, so)
     d = dict(so=so, sg=tcmxlib.sgdev(t1, 0), sg2=tcmxlib.sgdev(t2, 0),
              dev=tcmxlib.disk(t1, 0), dev2=tcmxlib.disk(t2, 0), tpg=t1)
+    # sd's probe goes on after the node appears: a unit attention a test
+    # makes must not reach its last commands (seen on 6.1-rt)
+    try:
+        tcmxlib.sd_attached(kmsg, d["dev"])
+        tcmxlib.sd_attached(kmsg, d["dev2"])
+    finally:
+        kmsg.close()
     tcmxlib.ua_clear(d["sg"])
     tcmxlib.ua_clear(d["sg2"])
     return d
