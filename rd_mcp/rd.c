@@ -461,16 +461,15 @@ static void rd_hold_work(struct work_struct *work)
 	enum tcmx_status status = TCMX_GOOD;
 
 	msleep(READ_ONCE(hold_ms));
-	rcu_read_lock();
-	if (rd->p.nullio) {
-		/* nothing to move */
-	} else if (cmd->data_dir == DMA_FROM_DEVICE) {
-		status = rd_read(rd, cmd);
-	} else {
-		tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
-		status = rd_write(rd, cmd, true);
+	if (!rd->p.nullio && cmd->data_dir != DMA_FROM_DEVICE) {
+		rd_rw_work(work);	/* the deferred write's own worker */
+		return;
 	}
-	rcu_read_unlock();
+	if (!rd->p.nullio) {
+		rcu_read_lock();
+		status = rd_read(rd, cmd);
+		rcu_read_unlock();
+	}
 	tcmx_complete_cmd(cmd, status);
 }
 
