@@ -494,6 +494,15 @@ static struct tcmx_wwn *loop_make_wwn(struct tcmx_fabric *tf, const char *name)
 		pr_err("WWN %s: scsi_add_host failed: %d\n", name, ret);
 		goto out_put;
 	}
+	/*
+	 * No I/O scheduler by default, as for NVMe.  With shared tags blk-mq
+	 * would give every disk mq-deadline and its own MAX_SCHED_RQ (2048)
+	 * requests: ~2 MiB per LUN, allocated and initialised when the LUN
+	 * is linked.  A memory-backed LUN has nothing to gain from it; the
+	 * scheduler can still be chosen in /sys/block/sdX/queue/scheduler.
+	 * Read only when a disk's queue is set up, after this.
+	 */
+	shost->tag_set.flags |= BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	hba->shost = shost;
 	return &hba->wwn;
 

@@ -173,6 +173,29 @@ def test_queue_depths_from_params(scsi_lun):
     assert len(os.listdir("/sys/block/%s/mq" % blk)) == os.cpu_count()
 
 
+@pytest.mark.tcmx_only
+def test_no_io_scheduler_by_default(scsi_lun):
+    """A tcmx disk starts with no I/O scheduler (with shared tags blk-mq
+    would give it mq-deadline and 2048 requests of its own); one can still
+    be chosen, and data goes through either way."""
+    blk = os.path.basename(scsi_lun["dev"])
+    sched = "/sys/block/%s/queue/scheduler" % blk
+    assert "[none]" in rd(sched), rd(sched)
+    nr_requests = int(rd("/sys/block/%s/queue/nr_requests" % blk))
+    assert nr_requests == loop_param("can_queue")
+    sg = scsi_lun["sg"]
+    try:
+        with open(sched, "w") as f:
+            f.write("mq-deadline")
+        assert "[mq-deadline]" in rd(sched), rd(sched)
+        rd_block_io(sg, 0x5a)
+    finally:
+        with open(sched, "w") as f:
+            f.write("none")
+    assert "[none]" in rd(sched)
+    rd_block_io(sg, 0xa5)
+
+
 def rd_block_io(sg, fill):
     """WRITE(10) a block of fill at LBA 5 of sg and READ(10) it back."""
     data = bytes([fill]) * 512
