@@ -9,7 +9,7 @@
 #   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel;
 #                                 KVERS=debug: on the debug kernel (KASAN,
 #                                 lockdep, kmemleak...), built once by
-#                                 tools/debug-kernel (~N min, see README)
+#                                 tools/debug-kernel (40-66 min, see README)
 #   make demo                     targetcli + fio on tcmx LUNs in the VM
 #   make conformance [CONF_KVERS="6.1 6.12"]  libiscsi's suite on tcmx and
 #                                 the in-tree LIO, table into CONFORMANCE.md
