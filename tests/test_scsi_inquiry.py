@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """INQUIRY of a ramdisk LUN, field by field: the standard data with
 sg_inq and raw, the VPD pages with sg_vpd and raw."""
+import os
 import re
 
-from tcmxlib import STACK, disk, field, rd, sg_raw, tool
+from tcmxlib import (MiB, STACK, disk, field, link_lun, mk_rd, mk_target, rd,
+                     sg_raw, tool, wr)
 
 
 def raw_vpd(dev, page):
@@ -91,3 +93,24 @@ def test_vpd_block_pages(scsi_lun):
     assert b2[5] & 0xe0 == (0xe0 if STACK == "tcmx" else 0)
     t = tool("sg_vpd", "-p", "0xb1", scsi_lun["dev"])
     assert "Non-rotating medium" in t, t
+
+
+def test_optimal_transfer_length_sets_io_opt(stack):
+    """The Block Limits page's OPTIMAL TRANSFER LENGTH becomes the disk's
+    io_opt: twice it is the readahead, and mkfs takes it as the RAID stripe
+    width. A ramdisk LUN's default gives none (tcmx reports 0, the in-tree
+    a length sd discards); optimal_sectors set below the maximum transfer
+    length, before the LUN is linked, is what the disk gets."""
+    tpg = mk_target()
+    plain, tuned = mk_rd("o0", 64 * MiB), mk_rd("o1", 64 * MiB)
+    wr(tuned + "/attrib/optimal_sectors", "256")
+    link_lun(tpg, 0, plain)
+    link_lun(tpg, 1, tuned)
+    for n, blocks, ra_kb in ((0, 0, 128), (1, 256, 256)):
+        dev = disk(tpg, n)
+        q = "/sys/block/%s/queue/" % os.path.basename(dev)
+        if STACK == "tcmx" or blocks:
+            b0 = raw_vpd(dev, 0xb0)
+            assert int.from_bytes(b0[12:16], "big") == blocks, b0[8:16]
+        assert int(rd(q + "optimal_io_size")) == blocks * 512, n
+        assert int(rd(q + "read_ahead_kb")) == ra_kb, n

@@ -69,11 +69,11 @@ static void spc_inquiry_vpd(void)
 	EXPECT(RUN(C(0x12, 1, 0xb0, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 64);
 	/*
-	 * COMPARE AND WRITE up to 255 blocks; max transfer 0xfffffff8,
-	 * optimal 65528: 0xffff rounded to pages
+	 * COMPARE AND WRITE up to 255 blocks; max transfer 0xfffffff8;
+	 * optimal not reported: it is the maximum (the default)
 	 */
 	CHECK_BYTES(0, 0x00, 0xb0, 0x00, 0x3c, 0, 0xff, 0, 0,
-		    0xff, 0xff, 0xff, 0xf8, 0x00, 0x00, 0xff, 0xf8, 0, 0, 0, 0);
+		    0xff, 0xff, 0xff, 0xf8, 0x00, 0x00, 0x00, 0x00, 0, 0, 0, 0);
 
 	EXPECT(RUN(C(0x12, 1, 0xb1, 0x10, 0), 4096, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 64);
@@ -118,11 +118,25 @@ static void spc_opt_xfer(void)
 	ut_dev.attrib.optimal_sectors = 7;
 	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(12, 0x00, 0x00, 0x00, 0x00);
-	/* never above the maximum transfer length */
+	/* at or above the maximum transfer length: not reported */
 	ut_dev.attrib.optimal_sectors = 4096;
 	ut_dev.attrib.hw_max_sectors = 1001;
 	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(8, 0x00, 0x00, 0x03, 0xe9, 0x00, 0x00, 0x03, 0xe8);
+	CHECK_BYTES(8, 0x00, 0x00, 0x03, 0xe9, 0x00, 0x00, 0x00, 0x00);
+	ut_dev.attrib.optimal_sectors = 1001;
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK_BYTES(12, 0x00, 0x00, 0x00, 0x00);
+	/* below it: whole pages, and never above sd's 0xffff */
+	ut_dev.attrib.optimal_sectors = 1000;
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK_BYTES(12, 0x00, 0x00, 0x03, 0xe8);
+	ut_dev.attrib.optimal_sectors = 1007;
+	ut_dev.attrib.hw_max_sectors = 0x20000;
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK_BYTES(12, 0x00, 0x00, 0x03, 0xe8);
+	ut_dev.attrib.optimal_sectors = 0x10000;
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK_BYTES(12, 0x00, 0x00, 0xff, 0xf8);
 	ut_fixture_reset();
 }
 
