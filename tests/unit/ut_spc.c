@@ -118,25 +118,26 @@ static void spc_opt_xfer(void)
 	ut_dev.attrib.optimal_sectors = 7;
 	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
 	CHECK_BYTES(12, 0x00, 0x00, 0x00, 0x00);
-	/* at or above the maximum transfer length: not reported */
-	ut_dev.attrib.optimal_sectors = 4096;
-	ut_dev.attrib.hw_max_sectors = 1001;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(8, 0x00, 0x00, 0x03, 0xe9, 0x00, 0x00, 0x00, 0x00);
-	ut_dev.attrib.optimal_sectors = 1001;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(12, 0x00, 0x00, 0x00, 0x00);
-	/* below it: whole pages, and never above sd's 0xffff */
-	ut_dev.attrib.optimal_sectors = 1000;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(12, 0x00, 0x00, 0x03, 0xe8);
-	ut_dev.attrib.optimal_sectors = 1007;
-	ut_dev.attrib.hw_max_sectors = 0x20000;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(12, 0x00, 0x00, 0x03, 0xe8);
-	ut_dev.attrib.optimal_sectors = 0x10000;
-	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
-	CHECK_BYTES(12, 0x00, 0x00, 0xff, 0xf8);
+	/*
+	 * 512-byte blocks: at or above the maximum transfer length not
+	 * reported; below it whole pages, never above sd's 0xffff
+	 */
+	{
+		static const struct { u32 max, opt, want; } c[] = {
+			{ 1001, 4096, 0 }, { 1001, 1001, 0 }, { 1001, 1000, 1000 },
+			{ 0x20000, 1007, 1000 }, { 0x20000, 0x10000, 0xfff8 },
+		};
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(c); i++) {
+			ut_dev.attrib.hw_max_sectors = c[i].max;
+			ut_dev.attrib.optimal_sectors = c[i].opt;
+			EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0),
+			       UT_GOOD);
+			CHECK(get_unaligned_be32(&ut_data[8]) == c[i].max);
+			CHECK(get_unaligned_be32(&ut_data[12]) == c[i].want);
+		}
+	}
 	ut_fixture_reset();
 }
 
