@@ -366,6 +366,16 @@ def lat_job(devs, rw, runtime, ramp):
             "--ramp_time=%d" % ramp, "--group_reporting"]
 
 
+def shape_job(kind, spec, devs, numjobs, runtime, ramp):
+    """The fio job of a tools/bench shape (bench_report.SHAPES[shape]:
+    kind rw, seq or lat, and its spec) over `devs`."""
+    if kind == "rw":
+        return seed_job(devs, spec, numjobs, runtime, ramp)
+    if kind == "seq":
+        return seq_job(devs, spec[0], spec[1], numjobs, runtime, ramp)
+    return lat_job(devs, spec, runtime, ramp)
+
+
 def prewrite(devs):
     """Fill the LUNs once, sequentially, 1 MiB at a time."""
     cmd = ["fio", "--name=prewrite", "--filename=" + ":".join(devs),
