@@ -53,6 +53,13 @@ def rounds_done(doc):
     return len({r["round"] for r in doc["runs"] if r.get("iops")})
 
 
+def spread(values):
+    """{"median", "min", "max"} of a non-empty list of values"""
+    values = list(values)
+    return {"median": statistics.median(values), "min": min(values),
+            "max": max(values)}
+
+
 def medians(doc, metric="iops", fam="rw"):
     """{(shape, mode, luns): {stack: {"median", "min", "max", "n",
     "rounds": {round: value}}}} of `metric` over the runs of the shapes of
@@ -66,9 +73,8 @@ def medians(doc, metric="iops", fam="rw"):
             r[metric]
     out = {}
     for key, by in groups.items():
-        out[key] = {s: {"median": statistics.median(v.values()),
-                        "min": min(v.values()), "max": max(v.values()),
-                        "n": len(v), "rounds": v} for s, v in by.items()}
+        out[key] = {s: dict(spread(v.values()), n=len(v), rounds=v)
+                    for s, v in by.items()}
     return out
 
 

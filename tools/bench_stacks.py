@@ -12,6 +12,7 @@ fake_rw=1 for scsi_debug, memory_backed=0 for null_blk; brd has none
 """
 
 import glob
+import json
 import os
 import subprocess
 import time
@@ -416,6 +417,17 @@ def vm_run(tool, argv, kernel, mem, out, timeout, icount=False,
     kver = subprocess.run([os.path.join(HERE, "kver"), kernel],
                           capture_output=True, text=True).stdout.strip()
     return rc, kver
+
+
+def vm_results(tool, vmout, kver, rc, draw):
+    """After vm_run: print where `tool`'s results are and, when the run
+    succeeded, draw them on the host with draw(doc, base); returns rc."""
+    base = os.path.join(os.path.realpath(vmout), "%s-%s" % (tool, kver))
+    print("%s: %s.{json,txt}" % (tool, base))
+    if rc == 0 and draw and os.path.exists(base + ".json"):
+        with open(base + ".json") as f:
+            draw(json.load(f), base)
+    return rc
 
 
 def host_argv(argv, with_value=("--kernel", "--mem", "--out"),
