@@ -93,6 +93,7 @@ MODULE_PARM_DESC(alloc_in_worker,
 
 static unsigned long rd_floor_pages;	/* min_avail_pct of RAM, in pages */
 static struct workqueue_struct *rd_wq;
+static struct workqueue_struct *rd_hold_wq;	/* hold_every's sleepers */
 
 /*
  * Fault injection, a test knob in the spirit of null_blk's timeout: with
@@ -482,7 +483,7 @@ static bool rd_hold(struct tcmx_cmd *cmd)
 		return false;
 	tcmx_cmd_pin(cmd);
 	INIT_WORK(&cmd->work, rd_hold_work);
-	queue_work(rd_wq, &cmd->work);
+	queue_work(rd_hold_wq, &cmd->work);
 	return true;
 }
 
@@ -762,6 +763,7 @@ static void rd_free_dev(struct tcmx_dev *dev)
 		return;
 	/* deferred writes have completed; let their workers return */
 	flush_workqueue(rd_wq);
+	flush_workqueue(rd_hold_wq);
 	pr_debug("rd_mcp_%u/%s: freeing %ld pages, %ld leaves; %ld failed allocations\n",
 		 dev->hba->id, tcmx_dev_name(dev),
 		 atomic_long_read(&rd->pages_used),
@@ -954,9 +956,21 @@ static int __init rd_init(void)
 	rd_wq = alloc_workqueue("tcmx_rd", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!rd_wq)
 		return -ENOMEM;
+	/*
+	 * Each held command sleeps hold_ms in a worker of its own.  Not
+	 * WQ_MEM_RECLAIM: when new workers come slowly (the PREEMPT_RT
+	 * kernels under TCG), a rescuer would run the queued holds one
+	 * after another, and N held commands would take N * hold_ms.
+	 */
+	rd_hold_wq = alloc_workqueue("tcmx_rd_hold", WQ_UNBOUND, 0);
+	if (!rd_hold_wq) {
+		destroy_workqueue(rd_wq);
+		return -ENOMEM;
+	}
 	ret = tcmx_register_backend(&rd_ops);
 	if (ret) {
 		pr_err("cannot register the rd_mcp backend: %d\n", ret);
+		destroy_workqueue(rd_hold_wq);
 		destroy_workqueue(rd_wq);
 	}
 	return ret;
@@ -965,6 +979,7 @@ static int __init rd_init(void)
 static void __exit rd_exit(void)
 {
 	tcmx_unregister_backend(&rd_ops);
+	destroy_workqueue(rd_hold_wq);
 	destroy_workqueue(rd_wq);
 }
 
