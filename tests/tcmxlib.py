@@ -878,3 +878,9 @@ if __name__ == "__main__":
 PREEMPT_RT = "PREEMPT_RT" in os.uname().version.split()
 NOT_ON_RT_WHY = ("PREEMPT_RT: fault, fuzz and leak runs are for 6.1, 6.12 "
                  "and the debug kernel (CI time)")
+# So do the flows whose time goes to targetcli, rtslib and multipathd: what
+# they do in the kernel (configfs, LUN links, ALUA, PR, offline paths) the
+# shorter tests do on PREEMPT_RT too.
+USERSPACE_NOT_ON_RT_WHY = ("PREEMPT_RT: targetcli, rtslib and multipathd "
+                           "flows run on 6.1, 6.12 and the debug kernel "
+                           "(CI time)")

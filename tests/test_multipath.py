@@ -20,9 +20,10 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, rd, run, wr
+from tcmxlib import PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, rd, run, wr
 
-pytestmark = pytest.mark.tcmx_only
+pytestmark = [pytest.mark.tcmx_only,
+              pytest.mark.skipif(PREEMPT_RT, reason=USERSPACE_NOT_ON_RT_WHY)]
 
 UDEV = dict(os.environ, SYSTEMD_IGNORE_CHROOT="1")
 CONF = "defaults {\n\tfind_multipaths no\n\tuser_friendly_names no\n" \

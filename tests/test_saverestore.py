@@ -6,13 +6,17 @@ import json
 import os
 import re
 
-from tcmxlib import (GiB, LOOP, MiB, STACK, T, disk, link_lun, meminfo,
-                     mk_rd, mk_target, rd, run, sg_raw, tcli, tree_text, tur,
-                     wr)
+import pytest
+
+from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, GiB, LOOP, MiB,
+                     STACK, T, disk, link_lun, meminfo, mk_rd, mk_target, rd,
+                     run, sg_raw, tcli, tree_text, tur, wr)
 # the in-tree rd_mcp allocates every page up front: keep LIO small
 SIZE = GiB if STACK == "tcmx" else 16 * MiB
 N = 32
 SAVE = "/tmp/lun-save"
+
+pytestmark = pytest.mark.skipif(PREEMPT_RT, reason=USERSPACE_NOT_ON_RT_WHY)
 
 
 def test_save_clear_restore_32(stack):

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, rd, sgcmd, wr
+from tcmxlib import PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, rd, sgcmd, wr
 
 pytestmark = pytest.mark.tcmx_only
 
@@ -504,6 +504,7 @@ def test_libiscsi(two, suite):
     print(suite, tests)
 
 
+@pytest.mark.skipif(PREEMPT_RT, reason=USERSPACE_NOT_ON_RT_WHY)
 def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
     """REGISTER with APTPL keeps the state in <dbroot>/pr/aptpl_<serial>
     (the in-tree format); targetcli restoreconfig of the device brings the

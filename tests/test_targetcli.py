@@ -5,11 +5,16 @@ import json
 import os
 import re
 
-from tcmxlib import (BAD_SD, GiB, LOOP, MiB, STACK, T, disk, hctl, rd, run,
-                     sd_attached, tcli, tcli_ok, tree_text)
+import pytest
+
+from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, BAD_SD, GiB, LOOP,
+                     MiB, STACK, T, disk, hctl, rd, run, sd_attached, tcli,
+                     tcli_ok, tree_text)
 WWN = "naa.5001405000000001"
 TPG = "%s/%s/tpgt_1" % (LOOP, WWN)
 SAVE = "/tmp/lun-tcli"
+
+pytestmark = pytest.mark.skipif(PREEMPT_RT, reason=USERSPACE_NOT_ON_RT_WHY)
 
 
 def node(tree, name):
