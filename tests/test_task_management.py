@@ -159,6 +159,7 @@ def test_resets_under_verified_io(luns):
             wait_writes(luns["a"])
             wait_writes(luns["b"])
         tmfs = events()
+        print("task management (function, result, ns):", tmfs)
         assert [t for t, _, _ in tmfs] == ["LUN_RESET"] + \
             ["I_T_NEXUS_LOSS"] * 3, tmfs
         assert all(r == 0 for _, r, _ in tmfs), tmfs
