@@ -398,16 +398,17 @@ def meminfo():
     return info
 
 
-def vm_run(tool, argv, kernel, mem, out, timeout, icount=False,
-           no_chart=True):
+def vm_run(tool, argv, kernel, mem, out, timeout, icount=False, draw=None):
     """Boot tools/vm and run `tool` (tools/<name>) in it with `argv`
-    (the options not meant for the host), results in `out`; returns
-    (exit status, full kernel release)."""
+    (the options not meant for the host), results in `out`, then print
+    where they are and, when the run succeeded, draw them on the host
+    with draw(doc, base) (the VM draws nothing); returns the exit
+    status."""
     cmd = ([os.path.join(HERE, "vm"), "--kernel", kernel, "--mem", str(mem),
             "--out", out, "--timeout", str(int(timeout))] +
            (["--icount"] if icount else []) +
-           ["--", "tools/" + tool, "--out", "/out"] +
-           (["--no-chart"] if no_chart else []) + list(argv))
+           ["--", "tools/" + tool, "--out", "/out", "--no-chart"] +
+           list(argv))
     with open("/proc/loadavg") as f:
         os.environ["TCMX_BENCH_HOST_LOAD"] = " ".join(f.read().split()[:3])
     print("%s: %s (host load %s)" % (tool, " ".join(cmd),
@@ -416,13 +417,7 @@ def vm_run(tool, argv, kernel, mem, out, timeout, icount=False,
     rc = subprocess.call(cmd)
     kver = subprocess.run([os.path.join(HERE, "kver"), kernel],
                           capture_output=True, text=True).stdout.strip()
-    return rc, kver
-
-
-def vm_results(tool, vmout, kver, rc, draw):
-    """After vm_run: print where `tool`'s results are and, when the run
-    succeeded, draw them on the host with draw(doc, base); returns rc."""
-    base = os.path.join(os.path.realpath(vmout), "%s-%s" % (tool, kver))
+    base = os.path.join(os.path.realpath(out), "%s-%s" % (tool, kver))
     print("%s: %s.{json,txt}" % (tool, base))
     if rc == 0 and draw and os.path.exists(base + ".json"):
         with open(base + ".json") as f:
