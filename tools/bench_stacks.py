@@ -398,6 +398,19 @@ def meminfo():
     return info
 
 
+# the kernel parameters tools/vm always passes
+VM_BOOT_ARGS = ("BOOT_IMAGE=", "console=", "quiet", "loglevel=", "oops=",
+                "panic=", "tcmx_", "maxcpus=")
+
+
+def boot_args():
+    """The kernel parameters of this boot beyond tools/vm's own (its
+    --append, e.g. init_on_alloc=0), as one string."""
+    with open("/proc/cmdline") as f:
+        return " ".join(w for w in f.read().split()
+                        if not w.startswith(VM_BOOT_ARGS))
+
+
 def vm_run(tool, argv, kernel, mem, out, timeout, icount=False, draw=None):
     """Boot tools/vm and run `tool` (tools/<name>) in it with `argv`
     (the options not meant for the host), results in `out`, then print
