@@ -398,17 +398,10 @@ def meminfo():
     return info
 
 
-# the kernel parameters tools/vm always passes
-VM_BOOT_ARGS = ("BOOT_IMAGE=", "console=", "quiet", "loglevel=", "oops=",
-                "panic=", "tcmx_", "maxcpus=")
-
-
 def boot_args():
-    """The kernel parameters of this boot beyond tools/vm's own (its
-    --append, e.g. init_on_alloc=0), as one string."""
-    with open("/proc/cmdline") as f:
-        return " ".join(w for w in f.read().split()
-                        if not w.startswith(VM_BOOT_ARGS))
+    """The kernel parameters tools/vm added to this boot (its --append,
+    e.g. init_on_alloc=0), or ""."""
+    return os.environ.get("TCMX_VM_APPEND", "")
 
 
 def vm_run(tool, argv, kernel, mem, out, timeout, icount=False, draw=None):
