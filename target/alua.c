@@ -17,50 +17,23 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 #include "device.h"
 
-#define TCMX_ALUA_IMPLICIT		BIT(0)	/* access_type bits */
-#define TCMX_ALUA_EXPLICIT		BIT(1)
 #define TCMX_ALUA_MAX_NONOP_DELAY	10000	/* ms */
 #define TCMX_ALUA_MAX_TRANS_DELAY	30000	/* ms */
 #define TCMX_ALUA_MAX_IMPLICIT_TRANS	255	/* s */
-#define TCMX_ALUA_STATE_LBA_DEPENDENT	4
 
 /* ------------------------------------------------------------------ */
 /* state names                                                        */
 /* ------------------------------------------------------------------ */
 
-static const struct {
-	u8		state;
-	u8		sup_bit;
-	const char	*name;
-} tcmx_alua_states[] = {
-	{ 0,  TCMX_ALUA_SUP_OPTIMIZED,     "Active/Optimized" },
-	{ 1,  TCMX_ALUA_SUP_NONOPTIMIZED,  "Active/NonOptimized" },
-	{ 2,  TCMX_ALUA_SUP_STANDBY,       "Standby" },
-	{ 3,  TCMX_ALUA_SUP_UNAVAILABLE,   "Unavailable" },
-	{ 4,  TCMX_ALUA_SUP_LBA_DEPENDENT, "LBA Dependent" },
-	{ 14, TCMX_ALUA_SUP_OFFLINE,       "Offline" },
-	{ 15, TCMX_ALUA_SUP_TRANSITIONING, "Transitioning" },
-};
-
-/* Index into tcmx_alua_states[], or -1. */
-static int tcmx_alua_state_idx(u32 state)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(tcmx_alua_states); i++)
-		if (tcmx_alua_states[i].state == state)
-			return i;
-	return -1;
-}
-
 static const char *tcmx_alua_state_name(u8 state)
 {
-	int i = tcmx_alua_state_idx(state);
+	const struct tcmx_alua_state *st = tcmx_alua_state(state);
 
-	return i < 0 ? "Unknown" : tcmx_alua_states[i].name;
+	return st ? st->name : "Unknown";
 }
 
 /* rtslib maps these back to 0, 1, 2 */
@@ -107,34 +80,34 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
 	struct tcmx_dev *dev = gp->dev;
+	const struct tcmx_alua_state *st;
 	const char *why = NULL;
 	ssize_t ret = count;
 	u32 state;
-	int i;
 
-	if (tcmx_cfs_u32(page, count, &state) || tcmx_alua_state_idx(state) < 0) {
+	if (tcmx_cfs_u32(page, count, &state) || !tcmx_alua_state(state)) {
 		pr_err("%s: alua/%s/alua_access_state: need one of 0-4, 14, 15\n",
 		       tcmx_dev_name(dev), config_item_name(item));
 		return -EINVAL;
 	}
-	i = tcmx_alua_state_idx(state);
+	st = tcmx_alua_state(state);
 
 	mutex_lock(&dev->lock);
-	if (!(gp->supported & tcmx_alua_states[i].sup_bit))
+	if (!(gp->supported & st->sup))
 		why = "is not enabled by its alua_support_* file";
 	else if (!(gp->access_type & TCMX_ALUA_IMPLICIT))
 		why = "needs implicit ALUA (alua_access_type 1 or 3)";
-	else if (state == TCMX_ALUA_STATE_LBA_DEPENDENT &&
+	else if (state == SCSI_ACCESS_STATE_LBA &&
 		 gp->access_type & TCMX_ALUA_EXPLICIT)
 		why = "is not allowed with explicit ALUA";
 	if (why) {
 		pr_err("%s: alua/%s/alua_access_state: state %s %s\n",
-		       tcmx_dev_name(dev), config_item_name(item),
-		       tcmx_alua_states[i].name, why);
+		       tcmx_dev_name(dev), config_item_name(item), st->name,
+		       why);
 		ret = -EINVAL;
 	} else {
-		/* altered by implicit ALUA */
-		tcmx_alua_set_state(dev, gp, state, 2, NULL);
+		tcmx_alua_set_state(dev, gp, state, TCMX_ALUA_STATUS_IMPLICIT,
+				    NULL);
 	}
 	mutex_unlock(&dev->lock);
 	return ret;
@@ -362,7 +335,7 @@ static void tcmx_alua_drop_gp(struct config_group *group,
 	tcmx_alua_update_gate(dev);
 	mutex_unlock(&dev->lock);
 
-	synchronize_rcu();	/* tcmx_lun_alua_state() readers of @gp */
+	synchronize_rcu();	/* the gate's readers of @gp (alua_cmd.c) */
 	config_item_put(item);
 }
 
@@ -489,17 +462,4 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 	}
 	mutex_unlock(&dev->lock);
 	return ret;
-}
-
-u8 tcmx_lun_alua_state(struct tcmx_lun *lun)
-{
-	struct tcmx_tg_pt_gp *gp;
-	u8 state = 0;		/* Active/Optimized */
-
-	rcu_read_lock();
-	gp = READ_ONCE(lun->tg_pt_gp);
-	if (gp)
-		state = READ_ONCE(gp->access_state);
-	rcu_read_unlock();
-	return state;
 }

@@ -20,6 +20,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/version.h>
 #if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
 #include <linux/unaligned.h>
@@ -29,17 +30,6 @@
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 
-#define ALUA_OPTIMIZED		0x0
-#define ALUA_NONOPTIMIZED	0x1
-#define ALUA_STANDBY		0x2
-#define ALUA_UNAVAILABLE	0x3
-#define ALUA_LBA_DEPENDENT	0x4
-#define ALUA_OFFLINE		0xe
-#define ALUA_TRANSITIONING	0xf
-
-#define ALUA_STATUS_EXPLICIT	1	/* altered by SET TARGET PORT GROUPS */
-#define ALUA_TYPE_EXPLICIT	BIT(1)	/* access_type, TPGS 10b */
-
 #define ALUA_RTPG_EXT_HDR	0x20	/* PARAMETER DATA FORMAT 001b */
 #define ALUA_RTPG_DESC		8	/* a group's descriptor */
 #define ALUA_RTPG_PORT		4	/* one target port in it */
@@ -48,78 +38,93 @@
 /* more descriptors than any device has groups (ids are 16 bits) */
 #define ALUA_STPG_MAX_LEN	(ALUA_STPG_HDR + ALUA_STPG_DESC * 256)
 
+/*
+ * What a port still answers in each state (SPC-4 5.16.2.4, as the in-tree
+ * stack reads it) is in the rows' TCMX_CMD_IN_* flags: INQUIRY, REPORT
+ * LUNS, REQUEST SENSE and REPORT TARGET PORT GROUPS always; READ/WRITE
+ * BUFFER but while Offline; SET TARGET PORT GROUPS in Standby and
+ * Unavailable; Standby also the mode pages, READ CAPACITY(16) and
+ * persistent reservations.
+ */
+static const struct tcmx_alua_state tcmx_alua_states[] = {
+	[SCSI_ACCESS_STATE_OPTIMAL] = {
+		.sup = TCMX_ALUA_SUP_OPTIMIZED, .explicit = true,
+		.name = "Active/Optimized" },
+	[SCSI_ACCESS_STATE_ACTIVE] = {
+		.sup = TCMX_ALUA_SUP_NONOPTIMIZED, .explicit = true,
+		.name = "Active/NonOptimized" },
+	[SCSI_ACCESS_STATE_STANDBY] = {
+		.sup = TCMX_ALUA_SUP_STANDBY, .explicit = true,
+		.runs = TCMX_CMD_IN_STANDBY,
+		.sense = TCMX_SENSE_ALUA_STANDBY, .name = "Standby" },
+	[SCSI_ACCESS_STATE_UNAVAILABLE] = {
+		.sup = TCMX_ALUA_SUP_UNAVAILABLE, .explicit = true,
+		.runs = TCMX_CMD_IN_UNAVAIL,
+		.sense = TCMX_SENSE_ALUA_UNAVAILABLE, .name = "Unavailable" },
+	/* without an LBA map every LBA is served */
+	[SCSI_ACCESS_STATE_LBA] = {
+		.sup = TCMX_ALUA_SUP_LBA_DEPENDENT, .name = "LBA Dependent" },
+	[SCSI_ACCESS_STATE_OFFLINE] = {
+		.sup = TCMX_ALUA_SUP_OFFLINE, .runs = TCMX_CMD_IN_OFFLINE,
+		.sense = TCMX_SENSE_ALUA_OFFLINE, .name = "Offline" },
+	[SCSI_ACCESS_STATE_TRANSITIONING] = {
+		.sup = TCMX_ALUA_SUP_TRANSITIONING,
+		.runs = TCMX_CMD_IN_TRANSITION,
+		.sense = TCMX_SENSE_ALUA_TRANSITIONING,
+		.name = "Transitioning" },
+};
+
+const struct tcmx_alua_state *tcmx_alua_state(u32 state)
+{
+	if (state >= ARRAY_SIZE(tcmx_alua_states) ||
+	    !tcmx_alua_states[state].name)
+		return NULL;
+	return &tcmx_alua_states[state];
+}
+
 static bool tcmx_alua_serves(u8 state)
 {
-	return state == ALUA_OPTIMIZED || state == ALUA_NONOPTIMIZED ||
-	       state == ALUA_LBA_DEPENDENT;
+	return !tcmx_alua_states[state & SCSI_ACCESS_STATE_MASK].runs;
 }
 
 /*
- * What a port in @state still answers (SPC-4 5.16.2.4, as the in-tree
- * stack reads it): INQUIRY, REPORT LUNS, REQUEST SENSE and REPORT TARGET
- * PORT GROUPS always; READ/WRITE BUFFER and SET TARGET PORT GROUPS but
- * while Offline or Transitioning (no STPG then); Standby also the mode
- * and log pages, diagnostics, READ CAPACITY(16) and reservations.
+ * Standby also lets through LOG SENSE/SELECT and SEND/RECEIVE DIAGNOSTIC,
+ * which have no row, and any service action of PERSISTENT RESERVE IN/OUT:
+ * those without a row go on to be refused as unknown.
  */
-static bool tcmx_alua_allows(u8 state, const u8 *cdb)
-{
-	u8 sa = cdb[1] & 0x1f;
+static const u8 alua_standby_unknown[] = {
+	LOG_SELECT, LOG_SENSE, SEND_DIAGNOSTIC, RECEIVE_DIAGNOSTIC,
+	PERSISTENT_RESERVE_IN, PERSISTENT_RESERVE_OUT,
+};
 
-	switch (cdb[0]) {
-	case INQUIRY:
-	case REPORT_LUNS:
-	case REQUEST_SENSE:
+/* whether a command of row @d (NULL: none for @opcode) runs in @st */
+static bool tcmx_alua_runs(const struct tcmx_alua_state *st,
+			   const struct tcmx_cmd_desc *d, u8 opcode)
+{
+	if (!st->runs)
 		return true;
-	case MAINTENANCE_IN:
-		return sa == MI_REPORT_TARGET_PGS;
-	case MAINTENANCE_OUT:
-		return sa == MO_SET_TARGET_PGS && state != ALUA_OFFLINE &&
-		       state != ALUA_TRANSITIONING;
-	case READ_BUFFER:
-	case WRITE_BUFFER:
-		return state != ALUA_OFFLINE;
-	}
-	if (state != ALUA_STANDBY)
-		return false;
-	switch (cdb[0]) {
-	case MODE_SENSE:
-	case MODE_SENSE_10:
-	case MODE_SELECT:
-	case MODE_SELECT_10:
-	case LOG_SENSE:
-	case LOG_SELECT:
-	case RECEIVE_DIAGNOSTIC:
-	case SEND_DIAGNOSTIC:
-	case PERSISTENT_RESERVE_IN:
-	case PERSISTENT_RESERVE_OUT:
-		return true;
-	case SERVICE_ACTION_IN_16:
-		return sa == SAI_READ_CAPACITY_16;
-	}
-	return false;
+	if (d)
+		return d->flags & st->runs;
+	return st->runs == TCMX_CMD_IN_STANDBY &&
+	       memchr(alua_standby_unknown, opcode,
+		      sizeof(alua_standby_unknown));
 }
 
-enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd)
+enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd,
+				 const struct tcmx_cmd_desc *d)
 {
+	const struct tcmx_alua_state *st;
 	struct tcmx_tg_pt_gp *gp;
 	u8 state;
 
 	if (!cmd->lun)
 		return TCMX_GOOD;
 	gp = READ_ONCE(cmd->lun->tg_pt_gp);
-	state = gp ? READ_ONCE(gp->access_state) : ALUA_OPTIMIZED;
-	if (tcmx_alua_serves(state) || tcmx_alua_allows(state, cmd->cdb))
+	state = gp ? READ_ONCE(gp->access_state) : SCSI_ACCESS_STATE_OPTIMAL;
+	st = &tcmx_alua_states[state & SCSI_ACCESS_STATE_MASK];
+	if (tcmx_alua_runs(st, d, cmd->cdb[0]))
 		return TCMX_GOOD;
-	switch (state) {
-	case ALUA_STANDBY:
-		return tcmx_sense(cmd, TCMX_SENSE_ALUA_STANDBY);
-	case ALUA_UNAVAILABLE:
-		return tcmx_sense(cmd, TCMX_SENSE_ALUA_UNAVAILABLE);
-	case ALUA_OFFLINE:
-		return tcmx_sense(cmd, TCMX_SENSE_ALUA_OFFLINE);
-	default:
-		return tcmx_sense(cmd, TCMX_SENSE_ALUA_TRANSITIONING);
-	}
+	return tcmx_sense(cmd, st->sense);
 }
 
 /* dev->lock held: TCMX_GATE_ALUA while any group refuses commands */
@@ -190,7 +195,8 @@ static u32 alua_rtpg_fill(struct tcmx_dev *dev, u8 *buf, u32 at)
 	return at;
 }
 
-static enum tcmx_status alua_report_tpgs_fn(struct tcmx_cmd *cmd)
+/* Every group of the device, each with the ports (RTPIs) in it. */
+enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	bool ext = (cmd->cdb[1] & 0xe0) == ALUA_RTPG_EXT_HDR;
@@ -219,15 +225,14 @@ static enum tcmx_status alua_report_tpgs_fn(struct tcmx_cmd *cmd)
 	return TCMX_GOOD;
 }
 
-/* Every group of the device, each with the ports (RTPIs) in it. */
-enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd)
+enum tcmx_status tcmx_alua_parse_report_tpgs(struct tcmx_cmd *cmd)
 {
 	if (!cmd->dev->attrib.alua_support)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
 	if ((cmd->cdb[1] & 0xe0) > ALUA_RTPG_EXT_HDR)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					1, 7);
-	return tcmx_defer(cmd, alua_report_tpgs_fn);
+	return TCMX_GOOD;
 }
 
 /* ---- SET TARGET PORT GROUPS ------------------------------------------ */
@@ -246,14 +251,9 @@ static struct tcmx_tg_pt_gp *alua_find_gp(struct tcmx_dev *dev, u16 id)
 /* What an explicit transition may ask for: a primary state it supports */
 static bool alua_stpg_state_ok(struct tcmx_tg_pt_gp *gp, u8 state)
 {
-	static const u8 sup[] = {
-		[ALUA_OPTIMIZED]	= TCMX_ALUA_SUP_OPTIMIZED,
-		[ALUA_NONOPTIMIZED]	= TCMX_ALUA_SUP_NONOPTIMIZED,
-		[ALUA_STANDBY]		= TCMX_ALUA_SUP_STANDBY,
-		[ALUA_UNAVAILABLE]	= TCMX_ALUA_SUP_UNAVAILABLE,
-	};
+	const struct tcmx_alua_state *st = tcmx_alua_state(state);
 
-	return state < ARRAY_SIZE(sup) && gp->supported & sup[state];
+	return st && st->explicit && gp->supported & st->sup;
 }
 
 /*
@@ -273,7 +273,7 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 		struct tcmx_tg_pt_gp *gp =
 			alua_find_gp(dev, get_unaligned_be16(&p[at + 2]));
 
-		if (!gp || !(gp->access_type & ALUA_TYPE_EXPLICIT))
+		if (!gp || !(gp->access_type & TCMX_ALUA_EXPLICIT))
 			return tcmx_sense_field(cmd,
 						TCMX_SENSE_INVALID_PARAM_FIELD,
 						false, at + 2, TCMX_NO_BIT);
@@ -286,11 +286,11 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 	     at += ALUA_STPG_DESC)
 		tcmx_alua_set_state(dev, alua_find_gp(dev,
 					get_unaligned_be16(&p[at + 2])),
-				    p[at] & 0x0f, ALUA_STATUS_EXPLICIT, cmd->lun);
+				    p[at] & 0x0f, TCMX_ALUA_STATUS_EXPLICIT, cmd->lun);
 	return TCMX_GOOD;
 }
 
-static enum tcmx_status alua_set_tpgs_fn(struct tcmx_cmd *cmd)
+enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	u32 len = get_unaligned_be32(&cmd->cdb[6]);
@@ -305,7 +305,7 @@ static enum tcmx_status alua_set_tpgs_fn(struct tcmx_cmd *cmd)
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
 	}
 	mutex_lock(&dev->lock);
-	if (!(cmd->lun->tg_pt_gp->access_type & ALUA_TYPE_EXPLICIT))
+	if (!(cmd->lun->tg_pt_gp->access_type & TCMX_ALUA_EXPLICIT))
 		status = tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	else
 		status = alua_set_tpgs_apply(cmd, p, len);
@@ -320,19 +320,21 @@ static enum tcmx_status alua_set_tpgs_fn(struct tcmx_cmd *cmd)
  * OPERATION CODE, as in-tree).  A parameter list holds a 4-byte header
  * and 4-byte descriptors: state in byte 0, group id in bytes 2-3.
  */
-enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd)
+enum tcmx_status tcmx_alua_parse_set_tpgs(struct tcmx_cmd *cmd)
 {
 	u32 len = get_unaligned_be32(&cmd->cdb[6]);
 
 	if (!cmd->dev->attrib.alua_support)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
-	if (!len)
+	if (!len) {
+		cmd->execute = tcmx_execute_nop;
 		return TCMX_GOOD;
+	}
 	if (len > ALUA_STPG_MAX_LEN)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					6, TCMX_NO_BIT);
 	if (len < ALUA_STPG_HDR || (len - ALUA_STPG_HDR) % ALUA_STPG_DESC ||
 	    len > cmd->data_len)
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
-	return tcmx_defer(cmd, alua_set_tpgs_fn);
+	return TCMX_GOOD;
 }

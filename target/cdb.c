@@ -23,12 +23,11 @@
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 
-#define TCMX_SA_MASK		0x1f	/* service action: byte 1 bits 4-0 */
 #define RSOC_DESC_LEN		8	/* all commands: one command descriptor */
 #define RSOC_CTD_LEN		12	/* command timeouts descriptor */
 #define RSOC_ONE_HDR		4	/* one command: header before the usage */
 
-static const struct tcmx_cmd_desc *tcmx_opcodes[256] __ro_after_init;
+const struct tcmx_cmd_desc *tcmx_opcodes[256] __ro_after_init;
 static unsigned int tcmx_nr_rows __ro_after_init;
 
 enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd)
@@ -38,23 +37,12 @@ enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd)
 
 /* ---- the decoder ------------------------------------------------------ */
 
-static const struct tcmx_cmd_desc *tcmx_find_sa(const struct tcmx_cmd_desc *d,
-						u8 sa)
+const struct tcmx_cmd_desc *tcmx_find_sa(const struct tcmx_cmd_desc *d, u8 sa)
 {
 	for (; d; d = d->next_sa)
 		if (d->sa == sa)
 			return d;
 	return NULL;
-}
-
-/* The row of a CDB, with its service action; NULL if there is none. */
-static const struct tcmx_cmd_desc *tcmx_cdb_row(const u8 *cdb)
-{
-	const struct tcmx_cmd_desc *d = tcmx_opcodes[cdb[0]];
-
-	if (unlikely(d && d->flags & TCMX_CMD_SA))
-		d = tcmx_find_sa(d, cdb[1] & TCMX_SA_MASK);
-	return d;
 }
 
 /* Two loads and two masks: a bit set that the row does not use. */
@@ -135,7 +123,7 @@ static noinline enum tcmx_status tcmx_rw_overflow(struct tcmx_cmd *cmd)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
 	if (cmd->desc->dir != DMA_FROM_DEVICE)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_IU_FIELD);
-	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;
+	cmd->fua = tcmx_cdb_dpofua(cmd->cdb) & TCMX_CDB_FUA;
 	cmd->xfer_len = cmd->data_len;
 	cmd->execute = cmd->data_len ? dev->execute_rw : tcmx_execute_nop;
 	return TCMX_GOOD;
@@ -160,31 +148,26 @@ static enum tcmx_status tcmx_setup_rw(struct tcmx_cmd *cmd)
 		cmd->execute = tcmx_execute_nop;
 		return TCMX_GOOD;
 	}
-	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;
+	cmd->fua = tcmx_cdb_dpofua(cmd->cdb) & TCMX_CDB_FUA;
 	cmd->xfer_len = bytes;
 	cmd->execute = dev->execute_rw;
 	return TCMX_GOOD;
 }
 
 /*
- * Once per command.  On success cmd->desc and cmd->execute are set; a
- * failure has its sense data built.  cmd->lun is NULL if nothing is mapped
- * at the addressed LUN.
+ * Once per command, for the row @d of its CDB (tcmx_cdb_row(), NULL if
+ * there is none).  On success cmd->desc and cmd->execute are set: the
+ * row's ->execute, unless its ->parse chose another; a failure has its
+ * sense data built.  cmd->lun is NULL if nothing is mapped at the
+ * addressed LUN.
  */
-enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd)
+enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd,
+				const struct tcmx_cmd_desc *d)
 {
-	const struct tcmx_cmd_desc *d = tcmx_cdb_row(cmd->cdb);
 	struct tcmx_dev *dev = cmd->dev;
 
 	if (unlikely(!cmd->lun) && (!d || d->flags & TCMX_CMD_LUN))
 		return tcmx_sense(cmd, TCMX_SENSE_LUN_NOT_SUPPORTED);
-	/* one load while nothing is pending (gate.c) */
-	if (likely(dev) && unlikely(READ_ONCE(dev->gate))) {
-		enum tcmx_status status = tcmx_gate(cmd, d);
-
-		if (status != TCMX_GOOD)
-			return status;
-	}
 	if (unlikely(!d))
 		return tcmx_unknown_cdb(cmd);
 	cmd->desc = d;
@@ -209,9 +192,9 @@ enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd)
 		if (likely(d->flags & TCMX_CMD_RW))
 			return tcmx_setup_rw(cmd);
 	}
+	cmd->execute = d->execute;
 	if (d->parse)
 		return d->parse(cmd);
-	cmd->execute = d->execute;
 	return TCMX_GOOD;
 }
 
@@ -225,7 +208,9 @@ static int __init tcmx_cdb_check_row(const struct tcmx_cmd_desc *d)
 	if (d->len > TCMX_CDB_MAX || d->usage[0] != d->opcode ||
 	    (has_sa && (d->usage[1] & TCMX_SA_MASK) != d->sa) ||
 	    (!d->parse && !d->execute && !(d->flags & TCMX_CMD_RW)) ||
-	    (d->flags & TCMX_CMD_RW && !(d->flags & TCMX_CMD_LBA)))
+	    (d->flags & TCMX_CMD_RW && !(d->flags & TCMX_CMD_LBA)) ||
+	    (d->flags & TCMX_CMD_DEFER &&
+	     (!d->execute || d->flags & TCMX_CMD_RW)))
 		return -EINVAL;
 	if (!first)
 		return 0;
@@ -269,13 +254,24 @@ static int __init tcmx_cdb_add(struct tcmx_cmd_desc *rows)
 	return 0;
 }
 
+/* every file's rows; each array ends with a row of len 0 */
+static struct tcmx_cmd_desc *const tcmx_row_arrays[] __initconst = {
+	tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds, tcmx_lbp_cmds,
+	tcmx_integrity_cmds, tcmx_xcopy_cmds, tcmx_spc_misc_cmds,
+	tcmx_pr_cmds,
+};
+
 int __init tcmx_cdb_init(void)
 {
-	return tcmx_cdb_add(tcmx_sbc_cmds) ?: tcmx_cdb_add(tcmx_spc_cmds) ?:
-	       tcmx_cdb_add(tcmx_cdb_cmds) ?: tcmx_cdb_add(tcmx_lbp_cmds) ?:
-	       tcmx_cdb_add(tcmx_integrity_cmds) ?:
-	       tcmx_cdb_add(tcmx_xcopy_cmds) ?:
-	       tcmx_cdb_add(tcmx_spc_misc_cmds) ?: tcmx_cdb_add(tcmx_pr_cmds);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(tcmx_row_arrays); i++) {
+		ret = tcmx_cdb_add(tcmx_row_arrays[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* ---- REPORT SUPPORTED OPERATION CODES (SPC-4 6.35) -------------------- */
@@ -347,7 +343,7 @@ static enum tcmx_status rsoc_one(struct tcmx_cmd *cmd, u8 options, bool ctd,
 		memcpy(&p[len], d->usage, d->len);
 		if (d->flags & TCMX_CMD_RW && d->opcode >= 0x20 &&
 		    test_bit(TCMX_GATE_NOFUA, &cmd->dev->gate))
-			p[len + 1] &= ~0x18;		/* no DPO, no FUA */
+			p[len + 1] &= ~(TCMX_CDB_DPO | TCMX_CDB_FUA);
 		len += d->len;
 		if (ctd) {
 			rsoc_fill_ctd(&p[len]);
@@ -411,13 +407,15 @@ static enum tcmx_status tcmx_report_tmfs(struct tcmx_cmd *cmd)
 
 struct tcmx_cmd_desc tcmx_cdb_cmds[] __ro_after_init = {
 	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_OPERATION_CODES,
-	  .len = 12, .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .len = 12, .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_PR_OK,
 	  .name = "REPORT SUPPORTED OPERATION CODES",
 	  .usage = { MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPERATION_CODES, 0x87,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
 	  .execute = tcmx_report_opcodes },
 	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS,
-	  .len = 12, .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .len = 12, .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_PR_OK,
 	  .name = "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS",
 	  .usage = { MAINTENANCE_IN, MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS,
 		     0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },

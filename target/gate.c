@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The gate: checks a command passes before it runs, only while something
- * is pending on its device.  dev->gate holds one bit per kind of pending
- * state (TCMX_GATE_*, tcmx_core.h); the decoder loads it once and comes
- * here only when it is not 0, so the fast path pays one load for all of
- * them.  A bit is set before the state it announces is visible to the
- * checks below, and cleared only once that state is gone.
+ * The gate: checks a command passes before it is decoded, only while
+ * something is pending on its device.  dev->gate holds one bit per kind of
+ * pending state (TCMX_GATE_*, tcmx_core.h); tcmx_submit_cmd() loads it once
+ * and comes here only when it is not 0, so the fast path pays one load
+ * for all of them.  A bit is set before the state it announces is visible
+ * to the checks below, and cleared only once that state is gone.  What
+ * each check lets through is in the command's row (TCMX_CMD_UA_OK,
+ * TCMX_CMD_IN_*, TCMX_CMD_PR_OK, TCMX_CMD_SPC2_OK).  The gate answers with
+ * a status and defers nothing: TCMX_GATE_EXCL is for tcmx_submit_cmd()
+ * once the WRITE is decoded (excl.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,17 +23,17 @@
  */
 static enum tcmx_status tcmx_gate_dpofua(struct tcmx_cmd *cmd)
 {
-	u8 bits = cmd->cdb[0] >= 0x20 ? cmd->cdb[1] & 0x18 : 0;
+	u8 bits = tcmx_cdb_dpofua(cmd->cdb);
 
 	if (!bits)
 		return TCMX_GOOD;
 	return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true, 1,
-				bits & 0x10 ? 4 : 3);
+				bits & TCMX_CDB_DPO ? 4 : 3);
 }
 
-enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d)
+enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d,
+			   unsigned long gate)
 {
-	unsigned long gate = READ_ONCE(cmd->dev->gate);
 	enum tcmx_status status;
 
 	if (gate & BIT(TCMX_GATE_UA)) {
@@ -38,7 +42,7 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d)
 			return status;
 	}
 	if (gate & BIT(TCMX_GATE_ALUA)) {
-		status = tcmx_alua_check(cmd);
+		status = tcmx_alua_check(cmd, d);
 		if (status != TCMX_GOOD)
 			return status;
 	}
@@ -52,11 +56,7 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d)
 		if (status != TCMX_GOOD)
 			return status;
 	}
-	if (!d || !(d->flags & TCMX_CMD_WRITE))
-		return TCMX_GOOD;
-	if (gate & BIT(TCMX_GATE_WP))
+	if (gate & BIT(TCMX_GATE_WP) && d && d->flags & TCMX_CMD_WRITE)
 		return tcmx_sense(cmd, TCMX_SENSE_WRITE_PROTECTED);
-	if (gate & BIT(TCMX_GATE_EXCL))
-		return tcmx_excl_check(cmd, d);
 	return TCMX_GOOD;
 }

@@ -8,9 +8,9 @@
  * reported in the Block Limits and Logical Block Provisioning VPD pages
  * (spc.c) and READ CAPACITY(16) (sbc.c).
  *
- * ->parse/->execute check the CDB in the submitter's context, without
- * sleeping; the work goes to tcmx_defer(), where the backend's block ops
- * (tcmx.h) may sleep and allocate.  A parameter list is checked whole
+ * ->parse checks the CDB in the submitter's context, without sleeping;
+ * the row's ->execute does the work in a worker (TCMX_CMD_DEFER), where
+ * the backend's block ops (tcmx.h) may sleep and allocate.  A parameter list is checked whole
  * before anything is changed: a command that fails changes nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -167,10 +167,6 @@ static enum tcmx_status lbp_write_same_work(struct tcmx_cmd *cmd)
 	return lbp_errno(cmd, ret);
 }
 
-static enum tcmx_status lbp_write_same(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, lbp_write_same_work);
-}
 
 /* ---- UNMAP ------------------------------------------------------------ */
 
@@ -237,15 +233,15 @@ out:
 }
 
 /* ANCHOR (byte 1 bit 0) is not in the usage mask: ANC_SUP is 0. */
-static enum tcmx_status lbp_unmap(struct tcmx_cmd *cmd)
+static enum tcmx_status lbp_parse_unmap(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 
 	if (!dev->attrib.emulate_tpu || !dev->ops->unmap)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	if (!get_unaligned_be16(&cmd->cdb[7]))	/* nothing to unmap */
-		return TCMX_GOOD;
-	return tcmx_defer(cmd, lbp_unmap_work);
+		cmd->execute = tcmx_execute_nop;
+	return TCMX_GOOD;
 }
 
 /* ---- GET LBA STATUS --------------------------------------------------- */
@@ -294,13 +290,13 @@ static enum tcmx_status lbp_lba_status_work(struct tcmx_cmd *cmd)
 	return TCMX_GOOD;
 }
 
-static enum tcmx_status lbp_get_lba_status(struct tcmx_cmd *cmd)
+static enum tcmx_status lbp_parse_get_lba_status(struct tcmx_cmd *cmd)
 {
 	if (get_unaligned_be64(&cmd->cdb[2]) >= cmd->dev->nr_blocks)
 		return tcmx_sense(cmd, TCMX_SENSE_LBA_OUT_OF_RANGE);
 	if (!get_unaligned_be32(&cmd->cdb[10]))
-		return TCMX_GOOD;
-	return tcmx_defer(cmd, lbp_lba_status_work);
+		cmd->execute = tcmx_execute_nop;
+	return TCMX_GOOD;
 }
 
 /* ---- FORMAT UNIT ------------------------------------------------------ */
@@ -314,12 +310,12 @@ static enum tcmx_status lbp_clear_work(struct tcmx_cmd *cmd)
  * No parameter list (FMTDATA 0): the medium is "formatted", i.e. every
  * block reads as zeroes; CMPLST and the defect list format are ignored.
  */
-static enum tcmx_status lbp_format_unit(struct tcmx_cmd *cmd)
+static enum tcmx_status lbp_parse_format_unit(struct tcmx_cmd *cmd)
 {
 	if (cmd->cdb[1] & 0x10)					/* FMTDATA */
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					1, 4);
-	return tcmx_defer(cmd, lbp_clear_work);
+	return TCMX_GOOD;
 }
 
 /* ---- SANITIZE --------------------------------------------------------- */
@@ -383,7 +379,7 @@ out:
 }
 
 /* The parameter list is 5 bytes up to the header and one block. */
-static enum tcmx_status lbp_sanitize_overwrite(struct tcmx_cmd *cmd)
+static enum tcmx_status lbp_parse_sanitize_overwrite(struct tcmx_cmd *cmd)
 {
 	u32 param_len = get_unaligned_be16(&cmd->cdb[7]);
 
@@ -391,16 +387,12 @@ static enum tcmx_status lbp_sanitize_overwrite(struct tcmx_cmd *cmd)
 	    param_len > LBP_SANITIZE_HDR + cmd->dev->block_size)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					7, TCMX_NO_BIT);
-	return tcmx_defer(cmd, lbp_overwrite_work);
+	return TCMX_GOOD;
 }
 
-static enum tcmx_status lbp_sanitize_erase(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, lbp_clear_work);
-}
-
-#define LBP_ROW		(TCMX_CMD_LUN | TCMX_CMD_MEDIA)
-#define LBP_WRITE	(LBP_ROW | TCMX_CMD_WRITE)
+#define LBP_ROW		TCMX_CMD_LUN
+/* the medium written, in a worker */
+#define LBP_WRITE	(LBP_ROW | TCMX_CMD_WRITE | TCMX_CMD_DEFER)
 
 /*
  * WRITE SAME: ANCHOR, LBDATA, PBDATA and WRPROTECT are refused by their
@@ -412,33 +404,34 @@ struct tcmx_cmd_desc tcmx_lbp_cmds[] __ro_after_init = {
 	{ .opcode = FORMAT_UNIT, .len = 6, .dir = DMA_NONE, .flags = LBP_WRITE,
 	  .name = "FORMAT UNIT",
 	  .usage = { FORMAT_UNIT, 0x3f, 0x00, 0x00, 0x00, 0x00 },
-	  .execute = lbp_format_unit },
+	  .parse = lbp_parse_format_unit, .execute = lbp_clear_work },
 	{ .opcode = WRITE_SAME, .len = 10, .dir = DMA_TO_DEVICE,
 	  .flags = LBP_WRITE | TCMX_CMD_LBA, .name = "WRITE SAME(10)",
 	  .usage = { WRITE_SAME, LBP_WS_UNMAP, 0xff, 0xff, 0xff, 0xff, 0x1f,
 		     0xff, 0xff, 0x00 },
-	  .parse = lbp_parse_write_same, .execute = lbp_write_same },
+	  .parse = lbp_parse_write_same, .execute = lbp_write_same_work },
 	{ .opcode = UNMAP, .len = 10, .dir = DMA_TO_DEVICE, .flags = LBP_WRITE,
 	  .name = "UNMAP",
 	  .usage = { UNMAP, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0xff, 0xff,
 		     0x00 },
-	  .execute = lbp_unmap },
+	  .parse = lbp_parse_unmap, .execute = lbp_unmap_work },
 	{ .opcode = LBP_OP_SANITIZE, .sa = LBP_SANITIZE_OVERWRITE, .len = 10,
 	  .dir = DMA_TO_DEVICE, .flags = LBP_WRITE | TCMX_CMD_SA,
 	  .name = "SANITIZE OVERWRITE",
 	  .usage = { LBP_OP_SANITIZE, 0xa0 | LBP_SANITIZE_OVERWRITE, 0x00, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0x00 },
-	  .execute = lbp_sanitize_overwrite },
+	  .parse = lbp_parse_sanitize_overwrite,
+	  .execute = lbp_overwrite_work },
 	{ .opcode = LBP_OP_SANITIZE, .sa = LBP_SANITIZE_BLOCK_ERASE, .len = 10,
 	  .dir = DMA_NONE, .flags = LBP_WRITE | TCMX_CMD_SA,
 	  .name = "SANITIZE BLOCK ERASE",
 	  .usage = { LBP_OP_SANITIZE, 0xa0 | LBP_SANITIZE_BLOCK_ERASE },
-	  .execute = lbp_sanitize_erase },
+	  .execute = lbp_clear_work },
 	{ .opcode = LBP_OP_SANITIZE, .sa = LBP_SANITIZE_CRYPTO_ERASE, .len = 10,
 	  .dir = DMA_NONE, .flags = LBP_WRITE | TCMX_CMD_SA,
 	  .name = "SANITIZE CRYPTO ERASE",
 	  .usage = { LBP_OP_SANITIZE, 0xa0 | LBP_SANITIZE_CRYPTO_ERASE },
-	  .execute = lbp_sanitize_erase },
+	  .execute = lbp_clear_work },
 	{ .opcode = LBP_OP_SANITIZE, .sa = LBP_SANITIZE_EXIT_FAILURE, .len = 10,
 	  .dir = DMA_NONE, .flags = LBP_ROW | TCMX_CMD_SA,
 	  .name = "SANITIZE EXIT FAILURE MODE",
@@ -449,13 +442,14 @@ struct tcmx_cmd_desc tcmx_lbp_cmds[] __ro_after_init = {
 	  .usage = { WRITE_SAME_16, LBP_WS_UNMAP | LBP_WS_NDOB, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0x1f, 0x00 },
-	  .parse = lbp_parse_write_same, .execute = lbp_write_same },
+	  .parse = lbp_parse_write_same, .execute = lbp_write_same_work },
 	{ .opcode = SERVICE_ACTION_IN_16, .sa = SAI_GET_LBA_STATUS, .len = 16,
-	  .dir = DMA_FROM_DEVICE, .flags = LBP_ROW | TCMX_CMD_SA,
+	  .dir = DMA_FROM_DEVICE,
+	  .flags = LBP_ROW | TCMX_CMD_SA | TCMX_CMD_DEFER,
 	  .name = "GET LBA STATUS",
 	  .usage = { SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0x00, 0x00 },
-	  .execute = lbp_get_lba_status },
+	  .parse = lbp_parse_get_lba_status, .execute = lbp_lba_status_work },
 	{}
 };

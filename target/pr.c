@@ -9,7 +9,7 @@
  * nexus_name, its target port the WWN and TPG (RTPI lun->rtpi).
  *
  * The state lives on the device (struct tcmx_dev, pr_*): every command of
- * this file runs in a tcmx_defer'd function under dev->pr_mutex and
+ * this file runs in a worker (TCMX_CMD_DEFER) under dev->pr_mutex and
  * changes the state under dev->pr_lock, which the gate takes too.  While a
  * reservation exists (persistent or SPC-2) TCMX_GATE_PR is set and the
  * gate calls tcmx_pr_check(); registrations alone cost nothing.
@@ -53,11 +53,6 @@
 #endif
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
-
-#define PR_OP_RESERVE_6		0x16
-#define PR_OP_RELEASE_6		0x17
-#define PR_OP_RESERVE_10	0x56
-#define PR_OP_RELEASE_10	0x57
 
 /* PERSISTENT RESERVE IN service actions */
 #define PRI_READ_KEYS		0x00
@@ -245,42 +240,6 @@ void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 
 /* ---- the gate --------------------------------------------------------- */
 
-/* Commands no reservation conflicts with (SPC-4 table 53, SBC-3 table 13). */
-static bool pr_always_allowed(const struct tcmx_cmd_desc *d)
-{
-	switch (d->opcode) {
-	case TEST_UNIT_READY:
-	case REQUEST_SENSE:
-	case INQUIRY:
-	case LOG_SENSE:
-	case REPORT_LUNS:
-	case READ_CAPACITY:
-	case MAINTENANCE_IN:		/* RSOC, RSTMF, RTPG, timestamp */
-	case PERSISTENT_RESERVE_IN:
-	case PERSISTENT_RESERVE_OUT:	/* its service actions check keys */
-	case PR_OP_RELEASE_6:
-	case PR_OP_RELEASE_10:
-		return true;
-	case SERVICE_ACTION_IN_16:
-		return d->sa == SAI_READ_CAPACITY_16;
-	}
-	return false;
-}
-
-/* SPC-2: what a nexus other than the holder may still send */
-static bool pr_spc2_allowed(const struct tcmx_cmd_desc *d)
-{
-	switch (d->opcode) {
-	case INQUIRY:
-	case REQUEST_SENSE:
-	case REPORT_LUNS:
-	case PR_OP_RELEASE_6:
-	case PR_OP_RELEASE_10:
-		return true;
-	}
-	return false;
-}
-
 static bool pr_conflicts(struct tcmx_dev *dev, struct tcmx_lun *lun,
 			 const struct tcmx_cmd_desc *d)
 {
@@ -288,9 +247,10 @@ static bool pr_conflicts(struct tcmx_dev *dev, struct tcmx_lun *lun,
 	u8 type = dev->pr_type;
 	bool writes;
 
+	/* the rows say which commands conflict with none (tcmx_core.h) */
 	if (dev->spc2_holder)
-		return dev->spc2_holder != lun && !pr_spc2_allowed(d);
-	if (!dev->pr_holder || pr_always_allowed(d))
+		return dev->spc2_holder != lun && !(d->flags & TCMX_CMD_SPC2_OK);
+	if (!dev->pr_holder || d->flags & TCMX_CMD_PR_OK)
 		return false;
 	reg = pr_find(dev, lun);
 	if (pr_is_holder(dev, reg))
@@ -1420,50 +1380,39 @@ static enum tcmx_status pr_spc2_release(struct tcmx_cmd *cmd)
 
 /* ---- rows ------------------------------------------------------------- */
 
-static enum tcmx_status pr_execute_in(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, pr_in);
-}
-
-static enum tcmx_status pr_execute_out(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, pr_out);
-}
-
-static enum tcmx_status pr_execute_reserve(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, pr_spc2_reserve);
-}
-
-static enum tcmx_status pr_execute_release(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, pr_spc2_release);
-}
-
 /* with emulate_pr 0 there are no reservations: unknown opcodes, in-tree */
 static enum tcmx_status pr_parse(struct tcmx_cmd *cmd)
 {
 	if (!READ_ONCE(cmd->dev->attrib.emulate_pr))
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
-	cmd->execute = cmd->desc->execute;
 	return TCMX_GOOD;
 }
+
+/*
+ * All run in a worker.  PERSISTENT RESERVE IN/OUT in Standby too, and no
+ * reservation conflicts with them (OUT's service actions check keys); no
+ * SPC-2 reservation with RELEASE.
+ */
+#define PR_ROW_FLAGS	(TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_DEFER |	\
+			 TCMX_CMD_IN_STANDBY | TCMX_CMD_PR_OK)
+#define PR_SPC2_FLAGS	(TCMX_CMD_LUN | TCMX_CMD_DEFER)
+#define PR_RELEASE_FLAGS (PR_SPC2_FLAGS | TCMX_CMD_PR_OK | TCMX_CMD_SPC2_OK)
 
 #define PRI_ROW(_sa, _name)						\
 	{ .opcode = PERSISTENT_RESERVE_IN, .sa = _sa, .len = 10,	\
 	  .dir = DMA_FROM_DEVICE,					\
-	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA, .name = _name,		\
+	  .flags = PR_ROW_FLAGS, .name = _name,				\
 	  .usage = { PERSISTENT_RESERVE_IN, _sa, 0x00, 0x00, 0x00,	\
 		     0x00, 0x00, 0xff, 0xff, 0x00 },			\
-	  .parse = pr_parse, .execute = pr_execute_in }
+	  .parse = pr_parse, .execute = pr_in }
 
 #define PRO_ROW(_sa, _name, _type)					\
 	{ .opcode = PERSISTENT_RESERVE_OUT, .sa = _sa, .len = 10,	\
 	  .dir = DMA_TO_DEVICE,						\
-	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA, .name = _name,		\
+	  .flags = PR_ROW_FLAGS, .name = _name,				\
 	  .usage = { PERSISTENT_RESERVE_OUT, _sa, _type, 0x00, 0x00,	\
 		     0xff, 0xff, 0xff, 0xff, 0x00 },			\
-	  .parse = pr_parse, .execute = pr_execute_out }
+	  .parse = pr_parse, .execute = pr_out }
 
 struct tcmx_cmd_desc tcmx_pr_cmds[] = {
 	PRI_ROW(PRI_READ_KEYS, "PERSISTENT RESERVE IN - READ KEYS"),
@@ -1486,24 +1435,24 @@ struct tcmx_cmd_desc tcmx_pr_cmds[] = {
 		0xff),
 	PRO_ROW(PRO_REGISTER_AND_MOVE,
 		"PERSISTENT RESERVE OUT - REGISTER AND MOVE", 0xff),
-	{ .opcode = PR_OP_RESERVE_6, .len = 6, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN, .name = "RESERVE(6)",
-	  .usage = { PR_OP_RESERVE_6, 0x00, 0x00, 0x00, 0x00, 0x00 },
-	  .parse = pr_parse, .execute = pr_execute_reserve },
-	{ .opcode = PR_OP_RELEASE_6, .len = 6, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN, .name = "RELEASE(6)",
-	  .usage = { PR_OP_RELEASE_6, 0x00, 0x00, 0x00, 0x00, 0x00 },
-	  .parse = pr_parse, .execute = pr_execute_release },
-	{ .opcode = PR_OP_RESERVE_10, .len = 10, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN, .name = "RESERVE(10)",
-	  .usage = { PR_OP_RESERVE_10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	{ .opcode = RESERVE, .len = 6, .dir = DMA_NONE,
+	  .flags = PR_SPC2_FLAGS, .name = "RESERVE(6)",
+	  .usage = { RESERVE, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	  .parse = pr_parse, .execute = pr_spc2_reserve },
+	{ .opcode = RELEASE, .len = 6, .dir = DMA_NONE,
+	  .flags = PR_RELEASE_FLAGS, .name = "RELEASE(6)",
+	  .usage = { RELEASE, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	  .parse = pr_parse, .execute = pr_spc2_release },
+	{ .opcode = RESERVE_10, .len = 10, .dir = DMA_NONE,
+	  .flags = PR_SPC2_FLAGS, .name = "RESERVE(10)",
+	  .usage = { RESERVE_10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		     0x00, 0x00, 0x00 },
-	  .parse = pr_parse, .execute = pr_execute_reserve },
-	{ .opcode = PR_OP_RELEASE_10, .len = 10, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN, .name = "RELEASE(10)",
-	  .usage = { PR_OP_RELEASE_10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	  .parse = pr_parse, .execute = pr_spc2_reserve },
+	{ .opcode = RELEASE_10, .len = 10, .dir = DMA_NONE,
+	  .flags = PR_RELEASE_FLAGS, .name = "RELEASE(10)",
+	  .usage = { RELEASE_10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		     0x00, 0x00, 0x00 },
-	  .parse = pr_parse, .execute = pr_execute_release },
+	  .parse = pr_parse, .execute = pr_spc2_release },
 	{ }
 };
 

@@ -82,8 +82,8 @@ static enum tcmx_status sbc_sync_cache(struct tcmx_cmd *cmd)
 	return sync ? sync(cmd) : TCMX_GOOD;
 }
 
-#define SBC_RW		(TCMX_CMD_LUN | TCMX_CMD_MEDIA | TCMX_CMD_LBA | TCMX_CMD_RW)
-#define SBC_RANGE	(TCMX_CMD_LUN | TCMX_CMD_MEDIA | TCMX_CMD_LBA)
+#define SBC_RW		(TCMX_CMD_LUN | TCMX_CMD_LBA | TCMX_CMD_RW)
+#define SBC_RANGE	(TCMX_CMD_LUN | TCMX_CMD_LBA)
 #define SBC_WR		(SBC_RW | TCMX_CMD_WRITE)
 
 /*
@@ -100,11 +100,11 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 	  .name = "WRITE(6)",
 	  .usage = { WRITE_6, 0x1f, 0xff, 0xff, 0xff, 0x00 } },
 	{ .opcode = START_STOP, .len = 6, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN | TCMX_CMD_MEDIA, .name = "START STOP UNIT",
+	  .flags = TCMX_CMD_LUN, .name = "START STOP UNIT",
 	  .usage = { START_STOP, 0x01, 0x00, 0x00, 0x05, 0x00 },
 	  .execute = tcmx_execute_nop },
 	{ .opcode = READ_CAPACITY, .len = 10, .dir = DMA_FROM_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "READ CAPACITY(10)",
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_PR_OK, .name = "READ CAPACITY(10)",
 	  .usage = { READ_CAPACITY, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00,
 		     0x01, 0x00 },
 	  .parse = sbc_parse_read_capacity_10,
@@ -136,7 +136,9 @@ struct tcmx_cmd_desc tcmx_sbc_cmds[] __ro_after_init = {
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
 	  .execute = sbc_sync_cache },
 	{ .opcode = SERVICE_ACTION_IN_16, .sa = SAI_READ_CAPACITY_16, .len = 16,
-	  .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_IN_STANDBY |
+		   TCMX_CMD_PR_OK,
 	  .name = "READ CAPACITY(16)",
 	  .usage = { SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,

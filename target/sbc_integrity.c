@@ -2,24 +2,14 @@
 /*
  * Integrity commands (SBC-3/SBC-4): VERIFY, WRITE AND VERIFY, COMPARE AND
  * WRITE, ORWRITE, WRITE ATOMIC, PRE-FETCH and READ DEFECT DATA; and the
- * exclusion that keeps every other write out of the blocks of a COMPARE
- * AND WRITE, ORWRITE or WRITE ATOMIC while it runs.
+ * WRITE that found its range held by one of them (excl.c).
  *
  * The rows' ->parse check the CDB and the size of the data-out buffer in
- * the submitter's context; whatever touches the medium then runs in a
- * tcmx_defer'd fn through the backend's block ops, a chunk at a time
- * through bounce buffers.  No protection information: any xxPROTECT field
- * that is not 0 is refused by the usage masks.
- *
- * The exclusion (see tcmx_core.h): one mutex per device orders the core's
- * emulated writes; a command that must be atomic also publishes its range,
- * sets TCMX_GATE_EXCL and waits for an RCU grace period.  Inline WRITEs run
- * inside their fabric's RCU read-side section: once the grace period is
- * over, each one either has finished or sees the bit and the range, and
- * tcmx_excl_check() defers one that overlaps to integ_excl_write_fn(),
- * which takes the mutex and so runs after the holder is done.  A backend
- * whose worker writes outside that section (rd's deferred writes) calls
- * tcmx_excl_resume() each time it enters a section again.
+ * the submitter's context; whatever touches the medium then runs in the
+ * row's ->execute, in a worker (TCMX_CMD_DEFER), through the backend's
+ * block ops, a chunk at a time through bounce buffers.  No protection
+ * information: any xxPROTECT field that is not 0 is refused by the usage
+ * masks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,7 +17,6 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -49,9 +38,6 @@
 #ifndef WRITE_ATOMIC_16
 #define WRITE_ATOMIC_16		0x9c
 #endif
-#ifndef PRE_FETCH_10
-#define PRE_FETCH_10		0x34
-#endif
 #ifndef PRE_FETCH_16
 #define PRE_FETCH_16		0x90
 #endif
@@ -61,62 +47,6 @@
 #ifndef READ_DEFECT_DATA_12
 #define READ_DEFECT_DATA_12	0xb7
 #endif
-
-/* ---- exclusion ---------------------------------------------------------- */
-
-void tcmx_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr)
-{
-	mutex_lock(&dev->excl_mutex);
-}
-
-void tcmx_excl_unlock(struct tcmx_dev *dev)
-{
-	mutex_unlock(&dev->excl_mutex);
-}
-
-/*
- * Keep every other write out of [@lba, @lba + @nr) until integ_excl_end().
- * synchronize_rcu() orders the range and the bit before it for every
- * reader it does not wait for.
- */
-static void integ_excl_begin(struct tcmx_dev *dev, u64 lba, u64 nr)
-{
-	tcmx_excl_lock(dev, lba, nr);
-	WRITE_ONCE(dev->excl_lba, lba);
-	WRITE_ONCE(dev->excl_nr, nr);
-	set_bit(TCMX_GATE_EXCL, &dev->gate);
-	synchronize_rcu_expedited();
-}
-
-static void integ_excl_end(struct tcmx_dev *dev)
-{
-	clear_bit(TCMX_GATE_EXCL, &dev->gate);
-	tcmx_excl_unlock(dev);
-}
-
-static bool integ_excl_overlaps(struct tcmx_dev *dev, u64 lba, u64 nr)
-{
-	u64 held = READ_ONCE(dev->excl_lba);
-
-	return lba < held + READ_ONCE(dev->excl_nr) && held < lba + nr;
-}
-
-/*
- * A section that began before integ_excl_begin()'s grace period ended is
- * waited for; one that begins after it sees the bit and the range.
- */
-void tcmx_excl_resume(struct tcmx_dev *dev, u64 lba, u64 nr)
-	__must_hold(RCU)
-{
-	while (unlikely(test_bit(TCMX_GATE_EXCL, &dev->gate)) &&
-	       integ_excl_overlaps(dev, lba, nr)) {
-		rcu_read_unlock();
-		tcmx_excl_lock(dev, lba, nr);
-		tcmx_excl_unlock(dev);
-		rcu_read_lock();
-	}
-}
-EXPORT_SYMBOL_GPL(tcmx_excl_resume);
 
 /* ---- the medium through bounce buffers ---------------------------------- */
 
@@ -263,7 +193,7 @@ static enum tcmx_status integ_result(struct tcmx_cmd *cmd,
 }
 
 /* A plain WRITE that found its range held: after the holder, through ops. */
-static enum tcmx_status integ_excl_write_fn(struct tcmx_cmd *cmd)
+enum tcmx_status tcmx_excl_write(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	enum tcmx_status status;
@@ -301,9 +231,9 @@ static enum tcmx_status integ_held_walk(struct tcmx_cmd *cmd,
 	struct tcmx_dev *dev = cmd->dev;
 	enum tcmx_status status;
 
-	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
+	tcmx_excl_begin(dev, cmd->lba, cmd->nr_blocks);
 	status = integ_walk(cmd, op);
-	integ_excl_end(dev);
+	tcmx_excl_end(dev);
 	return integ_result(cmd, status);
 }
 
@@ -339,7 +269,7 @@ static enum tcmx_status integ_caw_fn(struct tcmx_cmd *cmd)
 		return integ_result(cmd, tcmx_sense(cmd,
 						    TCMX_SENSE_INTERNAL_ERROR));
 	}
-	integ_excl_begin(dev, cmd->lba, cmd->nr_blocks);
+	tcmx_excl_begin(dev, cmd->lba, cmd->nr_blocks);
 	ret = dev->ops->read_blocks(dev, cmd->lba, cmd->nr_blocks, medium);
 	if (ret) {
 		status = integ_io_error(cmd, ret, false);
@@ -354,77 +284,9 @@ static enum tcmx_status integ_caw_fn(struct tcmx_cmd *cmd)
 		if (ret)
 			status = integ_io_error(cmd, ret, true);
 	}
-	integ_excl_end(dev);
+	tcmx_excl_end(dev);
 	kvfree(buf);
 	return integ_result(cmd, status);
-}
-
-static enum tcmx_status integ_verify(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, integ_verify_fn);
-}
-
-static enum tcmx_status integ_write_verify(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, integ_write_verify_fn);
-}
-
-static enum tcmx_status integ_caw(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, integ_caw_fn);
-}
-
-static enum tcmx_status integ_orwrite(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, integ_orwrite_fn);
-}
-
-static enum tcmx_status integ_write_atomic(struct tcmx_cmd *cmd)
-{
-	return tcmx_defer(cmd, integ_write_atomic_fn);
-}
-
-/* ---- the gate ------------------------------------------------------------ */
-
-/*
- * Whether the decoder would run this READ/WRITE row's CDB at all; if not,
- * the gate lets it through to be refused with the decoder's sense.
- */
-static bool integ_rw_runs(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d)
-{
-	struct tcmx_dev *dev = cmd->dev;
-	unsigned int i;
-
-	for (i = 1; i < d->len; i++)
-		if (cmd->cdb[i] & ~d->usage[i])
-			return false;
-	if (cmd->data_len && cmd->data_dir != d->dir)
-		return false;
-	tcmx_cdb_lba(cmd);
-	return cmd->nr_blocks && cmd->lba <= dev->nr_blocks &&
-	       cmd->nr_blocks <= dev->nr_blocks - cmd->lba &&
-	       cmd->nr_blocks <= dev->attrib.hw_max_sectors &&
-	       ((u64)cmd->nr_blocks << dev->block_shift) <= cmd->data_len;
-}
-
-/*
- * A write-type command while an exclusive range may be held; in the
- * submitter's RCU section.  Only inline WRITEs need stopping here: the
- * other write-type rows take tcmx_excl_lock() in their deferred fns.
- */
-enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
-				 const struct tcmx_cmd_desc *d)
-{
-	struct tcmx_dev *dev = cmd->dev;
-
-	if (!(d->flags & TCMX_CMD_RW) || !integ_rw_runs(cmd, d))
-		return TCMX_GOOD;
-	if (!integ_excl_overlaps(dev, cmd->lba, cmd->nr_blocks))
-		return TCMX_GOOD;
-	cmd->desc = d;
-	cmd->fua = cmd->cdb[0] >= 0x20 && cmd->cdb[1] & 0x08;
-	cmd->xfer_len = (u64)cmd->nr_blocks << dev->block_shift;
-	return tcmx_defer(cmd, integ_excl_write_fn);
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -434,14 +296,15 @@ static bool integ_has_ops(struct tcmx_dev *dev)
 	return dev->ops->read_blocks && dev->ops->write_blocks;
 }
 
-/* The data-out buffer must hold @need bytes; what is beyond is residual. */
-static enum tcmx_status integ_need(struct tcmx_cmd *cmd, u64 need,
-				   tcmx_execute_fn execute)
+/*
+ * The data-out buffer must hold @need bytes; what is beyond is residual.
+ * The row's ->execute then runs, in a worker.
+ */
+static enum tcmx_status integ_need(struct tcmx_cmd *cmd, u64 need)
 {
 	if (need > cmd->data_len || !integ_has_ops(cmd->dev))
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
 	cmd->xfer_len = need;
-	cmd->execute = execute;
 	return TCMX_GOOD;
 }
 
@@ -467,7 +330,7 @@ static enum tcmx_status integ_parse_verify(struct tcmx_cmd *cmd)
 	}
 	return integ_need(cmd, bytchk == 1 ?
 			  (u64)cmd->nr_blocks << cmd->dev->block_shift :
-			  cmd->dev->block_size, integ_verify);
+			  cmd->dev->block_size);
 }
 
 /* WRITE AND VERIFY(10/12/16), ORWRITE(16): the range, as WRITE takes it */
@@ -481,8 +344,7 @@ static enum tcmx_status integ_parse_write(struct tcmx_cmd *cmd)
 	}
 	if (cmd->nr_blocks > dev->attrib.hw_max_sectors)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
-	return integ_need(cmd, (u64)cmd->nr_blocks << dev->block_shift,
-			  cmd->desc->execute);
+	return integ_need(cmd, (u64)cmd->nr_blocks << dev->block_shift);
 }
 
 /* COMPARE AND WRITE: byte 13 blocks, twice that much data-out exactly */
@@ -501,7 +363,7 @@ static enum tcmx_status integ_parse_caw(struct tcmx_cmd *cmd)
 					13, TCMX_NO_BIT);
 	if (cmd->data_len != need)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
-	return integ_need(cmd, need, integ_caw);
+	return integ_need(cmd, need);
 }
 
 /*
@@ -529,8 +391,7 @@ static enum tcmx_status integ_parse_write_atomic(struct tcmx_cmd *cmd)
 	if (cmd->nr_blocks > tcmx_atomic_max_blocks(dev))
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					12, TCMX_NO_BIT);
-	return integ_need(cmd, (u64)cmd->nr_blocks << dev->block_shift,
-			  integ_write_atomic);
+	return integ_need(cmd, (u64)cmd->nr_blocks << dev->block_shift);
 }
 
 /* ---- READ DEFECT DATA(10/12) --------------------------------------------- */
@@ -560,8 +421,8 @@ static enum tcmx_status integ_read_defect_data(struct tcmx_cmd *cmd)
 
 /* ---- rows ---------------------------------------------------------------- */
 
-#define INTEG_RANGE	(TCMX_CMD_LUN | TCMX_CMD_MEDIA | TCMX_CMD_LBA)
-#define INTEG_WRITE_ROW	(INTEG_RANGE | TCMX_CMD_WRITE)
+#define INTEG_RANGE	(TCMX_CMD_LUN | TCMX_CMD_LBA)
+#define INTEG_WRITE_ROW	(INTEG_RANGE | TCMX_CMD_WRITE | TCMX_CMD_DEFER)
 
 /*
  * Byte 1: DPO (bit 4) always; BYTCHK (bits 2-1) of VERIFY, its low bit
@@ -574,15 +435,15 @@ struct tcmx_cmd_desc tcmx_integrity_cmds[] __ro_after_init = {
 	  .flags = INTEG_WRITE_ROW, .name = "WRITE AND VERIFY(10)",
 	  .usage = { WRITE_VERIFY, 0x12, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff,
 		     0xff, 0x00 },
-	  .parse = integ_parse_write, .execute = integ_write_verify },
+	  .parse = integ_parse_write, .execute = integ_write_verify_fn },
 	{ .opcode = VERIFY, .len = 10, .dir = DMA_TO_DEVICE,
-	  .flags = INTEG_RANGE, .name = "VERIFY(10)",
+	  .flags = INTEG_RANGE | TCMX_CMD_DEFER, .name = "VERIFY(10)",
 	  .usage = { VERIFY, 0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff,
 		     0x00 },
-	  .parse = integ_parse_verify },
-	{ .opcode = PRE_FETCH_10, .len = 10, .dir = DMA_NONE,
+	  .parse = integ_parse_verify, .execute = integ_verify_fn },
+	{ .opcode = PRE_FETCH, .len = 10, .dir = DMA_NONE,
 	  .flags = INTEG_RANGE, .name = "PRE-FETCH(10)",
-	  .usage = { PRE_FETCH_10, 0x02, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff,
+	  .usage = { PRE_FETCH, 0x02, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff,
 		     0xff, 0x00 },
 	  .execute = tcmx_execute_nop },
 	{ .opcode = READ_DEFECT_DATA, .len = 10, .dir = DMA_FROM_DEVICE,
@@ -594,43 +455,43 @@ struct tcmx_cmd_desc tcmx_integrity_cmds[] __ro_after_init = {
 	  .flags = INTEG_WRITE_ROW, .name = "WRITE AND VERIFY(16)",
 	  .usage = { WRITE_VERIFY_16, 0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_write, .execute = integ_write_verify },
+	  .parse = integ_parse_write, .execute = integ_write_verify_fn },
 	{ .opcode = VERIFY_16, .len = 16, .dir = DMA_TO_DEVICE,
-	  .flags = INTEG_RANGE, .name = "VERIFY(16)",
+	  .flags = INTEG_RANGE | TCMX_CMD_DEFER, .name = "VERIFY(16)",
 	  .usage = { VERIFY_16, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_verify },
+	  .parse = integ_parse_verify, .execute = integ_verify_fn },
 	{ .opcode = COMPARE_AND_WRITE, .len = 16, .dir = DMA_TO_DEVICE,
 	  .flags = INTEG_WRITE_ROW, .name = "COMPARE AND WRITE",
 	  .usage = { COMPARE_AND_WRITE, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_caw },
+	  .parse = integ_parse_caw, .execute = integ_caw_fn },
 	{ .opcode = ORWRITE_16, .len = 16, .dir = DMA_TO_DEVICE,
 	  .flags = INTEG_WRITE_ROW, .name = "ORWRITE(16)",
 	  .usage = { ORWRITE_16, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_write, .execute = integ_orwrite },
+	  .parse = integ_parse_write, .execute = integ_orwrite_fn },
 	{ .opcode = PRE_FETCH_16, .len = 16, .dir = DMA_NONE,
 	  .flags = INTEG_RANGE, .name = "PRE-FETCH(16)",
 	  .usage = { PRE_FETCH_16, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
 	  .execute = tcmx_execute_nop },
 	{ .opcode = WRITE_ATOMIC_16, .len = 16, .dir = DMA_TO_DEVICE,
-	  .flags = TCMX_CMD_LUN | TCMX_CMD_MEDIA | TCMX_CMD_WRITE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_WRITE | TCMX_CMD_DEFER,
 	  .name = "WRITE ATOMIC(16)",
 	  .usage = { WRITE_ATOMIC_16, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_write_atomic },
+	  .parse = integ_parse_write_atomic, .execute = integ_write_atomic_fn },
 	{ .opcode = WRITE_VERIFY_12, .len = 12, .dir = DMA_TO_DEVICE,
 	  .flags = INTEG_WRITE_ROW, .name = "WRITE AND VERIFY(12)",
 	  .usage = { WRITE_VERIFY_12, 0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_write, .execute = integ_write_verify },
+	  .parse = integ_parse_write, .execute = integ_write_verify_fn },
 	{ .opcode = VERIFY_12, .len = 12, .dir = DMA_TO_DEVICE,
-	  .flags = INTEG_RANGE, .name = "VERIFY(12)",
+	  .flags = INTEG_RANGE | TCMX_CMD_DEFER, .name = "VERIFY(12)",
 	  .usage = { VERIFY_12, 0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_verify },
+	  .parse = integ_parse_verify, .execute = integ_verify_fn },
 	{ .opcode = READ_DEFECT_DATA_12, .len = 12, .dir = DMA_FROM_DEVICE,
 	  .flags = TCMX_CMD_LUN, .name = "READ DEFECT DATA(12)",
 	  .usage = { READ_DEFECT_DATA_12, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff,

@@ -11,7 +11,7 @@
  * responses live on the stack, INQUIRY allocates with GFP_ATOMIC (BUSY if
  * that fails) and REPORT LUNS streams its list in chunks.
  *
- * MODE SELECT alone takes dev->lock: it runs deferred (tcmx_defer()).
+ * MODE SELECT alone takes dev->lock: it runs in a worker (TCMX_CMD_DEFER).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -406,7 +406,7 @@ static u32 spc_vpd_fill(struct tcmx_cmd *cmd, const struct spc_vpd_page *vpd,
 }
 
 /*
- * The VPD pages but the list of them: process context (tcmx_defer()), so
+ * The VPD pages but the list of them: process context (TCMX_CMD_DEFER), so
  * that the page buffer is allocated where it may sleep, never failing a
  * scan under memory pressure; the fill functions, written for the
  * submitter's context, run under rcu_read_lock() as they would there.
@@ -434,32 +434,39 @@ static enum tcmx_status spc_inquiry_vpd(struct tcmx_cmd *cmd)
 /*
  * Standard INQUIRY data and the list of VPD pages fit on the stack: a scan
  * (and a LUN that does not exist) is answered inline; the other pages are
- * built in a worker.
+ * built in a worker (the row's ->execute, spc_inquiry_vpd()).
  */
 static enum tcmx_status spc_inquiry(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
-	const struct spc_vpd_page *vpd = NULL;
 	u32 alloc_len = get_unaligned_be16(&cdb[3]);
 	u8 buf[SPC_STD_INQUIRY_LEN] = {};
 	u32 len;
 
 	BUILD_BUG_ON(5 + ARRAY_SIZE(spc_vpd_pages) > SPC_STD_INQUIRY_LEN);
 
-	if (cdb[1] & 0x01)				/* EVPD */
-		vpd = spc_find_vpd(cmd, cdb[2]);
-	if (cdb[1] & 0x01 ? !vpd : cdb[2])
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
-					2, TCMX_NO_BIT);
-	if (vpd && vpd != &spc_vpd_page_00)
-		return tcmx_defer(cmd, spc_inquiry_vpd);
-	if (vpd) {
-		len = spc_vpd_fill(cmd, vpd, buf);
+	if (cdb[1] & 0x01) {				/* EVPD */
+		len = spc_vpd_fill(cmd, &spc_vpd_page_00, buf);
 	} else {
 		buf[0] = cmd->dev ? TYPE_DISK : TYPE_NO_LUN;
 		len = spc_inquiry_std(cmd, buf);
 	}
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
+	return TCMX_GOOD;
+}
+
+static enum tcmx_status spc_parse_inquiry(struct tcmx_cmd *cmd)
+{
+	const u8 *cdb = cmd->cdb;
+	const struct spc_vpd_page *vpd = NULL;
+
+	if (cdb[1] & 0x01)				/* EVPD */
+		vpd = spc_find_vpd(cmd, cdb[2]);
+	if (cdb[1] & 0x01 ? !vpd : cdb[2])
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
+					2, TCMX_NO_BIT);
+	if (!vpd || vpd == &spc_vpd_page_00)
+		cmd->execute = spc_inquiry;
 	return TCMX_GOOD;
 }
 
@@ -866,7 +873,7 @@ static enum tcmx_status spc_mode_select_work(struct tcmx_cmd *cmd)
 }
 
 /* MODE SELECT(6) and (10): page format only, nothing saved */
-static enum tcmx_status spc_mode_select(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_parse_mode_select(struct tcmx_cmd *cmd)
 {
 	const u8 *cdb = cmd->cdb;
 	u32 len = cdb[0] == MODE_SELECT_10 ? get_unaligned_be16(&cdb[7]) :
@@ -878,8 +885,8 @@ static enum tcmx_status spc_mode_select(struct tcmx_cmd *cmd)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					1, 4);
 	if (!len)
-		return TCMX_GOOD;
-	return tcmx_defer(cmd, spc_mode_select_work);
+		cmd->execute = tcmx_execute_nop;
+	return TCMX_GOOD;
 }
 
 /* ---- REPORT LUNS ------------------------------------------------------ */
@@ -976,11 +983,13 @@ static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
  * INQUIRY, REPORT LUNS and REQUEST SENSE answer for a LUN that is not
  * mapped too, and while a unit attention is pending.
  */
-#define SPC_ANY_LUN	TCMX_CMD_UA_OK
+#define SPC_ANY_LUN	TCMX_CMD_ALWAYS
+/* the mode pages: in Standby too */
+#define SPC_MODE	(TCMX_CMD_LUN | TCMX_CMD_IN_STANDBY)
 
 struct tcmx_cmd_desc tcmx_spc_cmds[] __ro_after_init = {
 	{ .opcode = TEST_UNIT_READY, .len = 6, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN, .name = "TEST UNIT READY",
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_PR_OK, .name = "TEST UNIT READY",
 	  .usage = { TEST_UNIT_READY, 0x00, 0x00, 0x00, 0x00, 0x00 },
 	  .execute = tcmx_execute_nop },
 	{ .opcode = REQUEST_SENSE, .len = 6, .dir = DMA_FROM_DEVICE,
@@ -988,43 +997,48 @@ struct tcmx_cmd_desc tcmx_spc_cmds[] __ro_after_init = {
 	  .usage = { REQUEST_SENSE, 0x01, 0x00, 0x00, 0xff, 0x00 },
 	  .execute = spc_request_sense },
 	{ .opcode = INQUIRY, .len = 6, .dir = DMA_FROM_DEVICE,
-	  .flags = SPC_ANY_LUN, .name = "INQUIRY",
+	  .flags = SPC_ANY_LUN | TCMX_CMD_DEFER, .name = "INQUIRY",
 	  .usage = { INQUIRY, 0x01, 0xff, 0xff, 0xff, 0x00 },
-	  .execute = spc_inquiry },
+	  .parse = spc_parse_inquiry, .execute = spc_inquiry_vpd },
 	{ .opcode = MODE_SENSE, .len = 6, .dir = DMA_FROM_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "MODE SENSE(6)",
+	  .flags = SPC_MODE, .name = "MODE SENSE(6)",
 	  .usage = { MODE_SENSE, 0x08, 0xff, 0xff, 0xff, 0x00 },
 	  .execute = spc_mode_sense },
 	{ .opcode = MODE_SENSE_10, .len = 10, .dir = DMA_FROM_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "MODE SENSE(10)",
+	  .flags = SPC_MODE, .name = "MODE SENSE(10)",
 	  .usage = { MODE_SENSE_10, 0x18, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff,
 		     0xff, 0x00 },
 	  .execute = spc_mode_sense },
 	{ .opcode = MODE_SELECT, .len = 6, .dir = DMA_TO_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "MODE SELECT(6)",
+	  .flags = SPC_MODE | TCMX_CMD_DEFER, .name = "MODE SELECT(6)",
 	  .usage = { MODE_SELECT, 0x11, 0x00, 0x00, 0xff, 0x00 },
-	  .execute = spc_mode_select },
+	  .parse = spc_parse_mode_select, .execute = spc_mode_select_work },
 	{ .opcode = MODE_SELECT_10, .len = 10, .dir = DMA_TO_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "MODE SELECT(10)",
+	  .flags = SPC_MODE | TCMX_CMD_DEFER, .name = "MODE SELECT(10)",
 	  .usage = { MODE_SELECT_10, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff,
 		     0xff, 0x00 },
-	  .execute = spc_mode_select },
+	  .parse = spc_parse_mode_select, .execute = spc_mode_select_work },
 	{ .opcode = REPORT_LUNS, .len = 12, .dir = DMA_FROM_DEVICE,
 	  .flags = SPC_ANY_LUN, .name = "REPORT LUNS",
 	  .usage = { REPORT_LUNS, 0x00, 0xff, 0x00, 0x00, 0x00, 0xff, 0xff,
 		     0xff, 0xff, 0x00, 0x00 },
 	  .execute = spc_report_luns },
 	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_TARGET_PGS, .len = 12,
-	  .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_DEFER |
+		   TCMX_CMD_IN_ANY_STATE | TCMX_CMD_PR_OK,
 	  .name = "REPORT TARGET PORT GROUPS",
 	  .usage = { MAINTENANCE_IN, 0xe0 | MI_REPORT_TARGET_PGS, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
+	  .parse = tcmx_alua_parse_report_tpgs,
 	  .execute = tcmx_alua_report_tpgs },
 	{ .opcode = MAINTENANCE_OUT, .sa = MO_SET_TARGET_PGS, .len = 12,
-	  .dir = DMA_TO_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .dir = DMA_TO_DEVICE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_DEFER |
+		   TCMX_CMD_IN_STANDBY | TCMX_CMD_IN_UNAVAIL,
 	  .name = "SET TARGET PORT GROUPS",
 	  .usage = { MAINTENANCE_OUT, MO_SET_TARGET_PGS, 0x00, 0x00, 0x00,
 		     0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
-	  .execute = tcmx_alua_set_tpgs },
+	  .parse = tcmx_alua_parse_set_tpgs, .execute = tcmx_alua_set_tpgs },
 	{}
 };

@@ -4,7 +4,7 @@
  * REMOVAL, and READ BUFFER / WRITE BUFFER with the echo buffer.
  *
  * The echo buffer is one per device, of TCMX_ECHO_MAX bytes, allocated by
- * the first WRITE BUFFER (in a tcmx_defer'd function: it sleeps) and freed
+ * the first WRITE BUFFER (in a worker: it sleeps) and freed
  * with the device.  Any I_T nexus may overwrite it (EBOS 0).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -101,14 +101,14 @@ static enum tcmx_status spc_write_echo(struct tcmx_cmd *cmd)
 	return TCMX_GOOD;
 }
 
-static enum tcmx_status spc_write_buffer(struct tcmx_cmd *cmd)
+static enum tcmx_status spc_parse_write_buffer(struct tcmx_cmd *cmd)
 {
 	if ((cmd->cdb[1] & BUF_MODE_MASK) != BUF_MODE_ECHO)
 		return spc_bad_mode(cmd);
 	if (get_unaligned_be24(&cmd->cdb[6]) > TCMX_ECHO_MAX)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					6, TCMX_NO_BIT);
-	return tcmx_defer(cmd, spc_write_echo);
+	return TCMX_GOOD;
 }
 
 /* What the last WRITE BUFFER left; COMMAND SEQUENCE ERROR before any. */
@@ -128,23 +128,33 @@ static enum tcmx_status spc_read_echo(struct tcmx_cmd *cmd)
 	return status;
 }
 
-static enum tcmx_status spc_read_buffer(struct tcmx_cmd *cmd)
+/* The echo buffer descriptor: EBOS 0; BUFFER CAPACITY */
+static enum tcmx_status spc_read_echo_desc(struct tcmx_cmd *cmd)
 {
 	u32 alloc_len = get_unaligned_be24(&cmd->cdb[6]);
 	u8 desc[4] = {};
 
+	put_unaligned_be16(TCMX_ECHO_MAX, &desc[2]);
+	tcmx_cmd_copy_to_sgl(cmd, desc, min_t(u32, sizeof(desc), alloc_len));
+	return TCMX_GOOD;
+}
+
+/* The echo buffer in a worker (the row's ->execute), its descriptor inline */
+static enum tcmx_status spc_parse_read_buffer(struct tcmx_cmd *cmd)
+{
 	switch (cmd->cdb[1] & BUF_MODE_MASK) {
 	case BUF_MODE_ECHO:
-		return tcmx_defer(cmd, spc_read_echo);
+		return TCMX_GOOD;
 	case BUF_MODE_ECHO_DESC:
-		/* EBOS 0; BUFFER CAPACITY */
-		put_unaligned_be16(TCMX_ECHO_MAX, &desc[2]);
-		tcmx_cmd_copy_to_sgl(cmd, desc, min_t(u32, sizeof(desc),
-						      alloc_len));
+		cmd->execute = spc_read_echo_desc;
 		return TCMX_GOOD;
 	}
 	return spc_bad_mode(cmd);
 }
+
+/* the echo buffer: in a worker; in every ALUA state but Offline */
+#define SPC_BUF_FLAGS	(TCMX_CMD_LUN | TCMX_CMD_DEFER | TCMX_CMD_IN_STANDBY | \
+			 TCMX_CMD_IN_UNAVAIL | TCMX_CMD_IN_TRANSITION)
 
 struct tcmx_cmd_desc tcmx_spc_misc_cmds[] __ro_after_init = {
 	{ .opcode = ALLOW_MEDIUM_REMOVAL, .len = 6, .dir = DMA_NONE,
@@ -152,17 +162,18 @@ struct tcmx_cmd_desc tcmx_spc_misc_cmds[] __ro_after_init = {
 	  .usage = { ALLOW_MEDIUM_REMOVAL, 0x00, 0x00, 0x00, 0x03, 0x00 },
 	  .execute = spc_prevent_allow },
 	{ .opcode = WRITE_BUFFER, .len = 10, .dir = DMA_TO_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "WRITE BUFFER",
+	  .flags = SPC_BUF_FLAGS, .name = "WRITE BUFFER",
 	  .usage = { WRITE_BUFFER, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0x00 },
-	  .execute = spc_write_buffer },
+	  .parse = spc_parse_write_buffer, .execute = spc_write_echo },
 	{ .opcode = READ_BUFFER, .len = 10, .dir = DMA_FROM_DEVICE,
-	  .flags = TCMX_CMD_LUN, .name = "READ BUFFER",
+	  .flags = SPC_BUF_FLAGS, .name = "READ BUFFER",
 	  .usage = { READ_BUFFER, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0x00 },
-	  .execute = spc_read_buffer },
+	  .parse = spc_parse_read_buffer, .execute = spc_read_echo },
 	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_TIMESTAMP, .len = 12,
-	  .dir = DMA_FROM_DEVICE, .flags = TCMX_CMD_LUN | TCMX_CMD_SA,
+	  .dir = DMA_FROM_DEVICE,
+	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_PR_OK,
 	  .name = "REPORT TIMESTAMP",
 	  .usage = { MAINTENANCE_IN, MI_REPORT_TIMESTAMP, 0x00, 0x00, 0x00,
 		     0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },

@@ -95,8 +95,6 @@ void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev);
 ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page);
 ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 				size_t count);
-/* the device's current primary ALUA access state as seen through @lun */
-u8 tcmx_lun_alua_state(struct tcmx_lun *lun);
 
 /* fabric.c */
 struct config_group *tcmx_fabric_make_dir(const char *name);
@@ -141,12 +139,37 @@ void tcmx_stats_fold(struct tcmx_stats *total,
  * copy it with tcmx_cmd_copy_to_sgl(); they never sleep.
  */
 #define TCMX_CMD_LUN	BIT(0)	/* needs a LUN, else LOGICAL UNIT NOT SUPPORTED */
-#define TCMX_CMD_MEDIA	BIT(1)	/* accesses the medium */
+#define TCMX_CMD_DEFER	BIT(1)	/* ->execute runs in a worker: tcmx_defer() */
 #define TCMX_CMD_UA_OK	BIT(2)	/* runs while a unit attention is pending */
 #define TCMX_CMD_SA	BIT(3)	/* byte 1 bits 4-0 select a service action */
 #define TCMX_CMD_LBA	BIT(4)	/* LBA and transfer length, by CDB group */
 #define TCMX_CMD_RW	BIT(5)	/* READ/WRITE: the device's ->execute_rw */
 #define TCMX_CMD_WRITE	BIT(6)	/* writes the medium: refused while SWP=1 */
+/*
+ * ALUA: the states besides the active ones (Active/Optimized,
+ * Active/NonOptimized, LBA Dependent) in which the row runs; in any other
+ * the gate refuses it with the state's sense (alua_cmd.c).
+ */
+#define TCMX_CMD_IN_STANDBY	BIT(7)
+#define TCMX_CMD_IN_UNAVAIL	BIT(8)
+#define TCMX_CMD_IN_TRANSITION	BIT(9)
+#define TCMX_CMD_IN_OFFLINE	BIT(10)
+#define TCMX_CMD_IN_ANY_STATE	(TCMX_CMD_IN_STANDBY | TCMX_CMD_IN_UNAVAIL | \
+				 TCMX_CMD_IN_TRANSITION | TCMX_CMD_IN_OFFLINE)
+/*
+ * Reservations (pr.c).  A persistent reservation held by another nexus
+ * conflicts with every row but those of TCMX_CMD_PR_OK (SPC-4 table 53,
+ * SBC-3 table 13), unless its type gives this nexus access: a registrant
+ * under a registrants-only or all-registrants type; under a Write
+ * Exclusive type, a row that neither writes the medium (TCMX_CMD_WRITE)
+ * nor takes data out (DMA_TO_DEVICE).  An SPC-2 reservation held by
+ * another nexus conflicts with every row but those of TCMX_CMD_SPC2_OK.
+ */
+#define TCMX_CMD_PR_OK		BIT(11)
+#define TCMX_CMD_SPC2_OK	BIT(12)
+/* INQUIRY, REPORT LUNS, REQUEST SENSE: whatever is pending */
+#define TCMX_CMD_ALWAYS		(TCMX_CMD_UA_OK | TCMX_CMD_IN_ANY_STATE | \
+				 TCMX_CMD_PR_OK | TCMX_CMD_SPC2_OK)
 
 struct tcmx_cmd_desc {
 	u8			opcode;
@@ -203,57 +226,123 @@ extern struct tcmx_cmd_desc tcmx_xcopy_cmds[];		/* xcopy.c */
 extern struct tcmx_cmd_desc tcmx_spc_misc_cmds[];	/* spc_misc.c */
 extern struct tcmx_cmd_desc tcmx_pr_cmds[];		/* pr.c */
 
+#define TCMX_SA_MASK	0x1f	/* service action: byte 1 bits 4-0 */
 int tcmx_cdb_init(void);
-enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd);
+extern const struct tcmx_cmd_desc *tcmx_opcodes[256];
+const struct tcmx_cmd_desc *tcmx_find_sa(const struct tcmx_cmd_desc *d, u8 sa);
+
+/* The row of a CDB, with its service action; NULL if there is none. */
+static inline const struct tcmx_cmd_desc *tcmx_cdb_row(const u8 *cdb)
+{
+	const struct tcmx_cmd_desc *d = tcmx_opcodes[cdb[0]];
+
+	if (unlikely(d && d->flags & TCMX_CMD_SA))
+		d = tcmx_find_sa(d, cdb[1] & TCMX_SA_MASK);
+	return d;
+}
+
+enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd,
+				const struct tcmx_cmd_desc *d);
 enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd);
+
+/* whether the decoded @cmd of row @d runs in a worker (TCMX_CMD_DEFER) */
+static inline bool tcmx_cmd_defers(const struct tcmx_cmd *cmd,
+				   const struct tcmx_cmd_desc *d)
+{
+	return unlikely(d->flags & TCMX_CMD_DEFER) && cmd->execute == d->execute;
+}
+
+/*
+ * DPO and FUA, byte 1 of READ/WRITE(10/12/16) and of the other commands
+ * beyond CDB group 0 that have them; group 0 has neither.
+ */
+#define TCMX_CDB_DPO	0x10
+#define TCMX_CDB_FUA	0x08
+static inline u8 tcmx_cdb_dpofua(const u8 *cdb)
+{
+	return cdb[0] >= 0x20 ? cdb[1] & (TCMX_CDB_DPO | TCMX_CDB_FUA) : 0;
+}
 /* LBA and transfer length of an LBA row's CDB into cmd->lba, ->nr_blocks */
 void tcmx_cdb_lba(struct tcmx_cmd *cmd);
 
 /*
- * gate.c: the slow checks before a command runs, taken only while
- * dev->gate has a bit set (@d may be NULL: an unknown opcode).  Returns
- * TCMX_GOOD to go on decoding, else the command's status (TCMX_CHECK, or
- * TCMX_DEFERRED after tcmx_defer()).
+ * gate.c: the slow checks before a command is decoded, taken only while
+ * dev->gate (@gate, loaded once by tcmx_submit_cmd()) has a bit set; @d
+ * may be NULL: an unknown opcode.  Returns TCMX_GOOD to go on decoding,
+ * else the command's status (TCMX_CHECK or TCMX_CONFLICT).
  */
 #define TCMX_GATE_UA	0	/* a LUN of the device has a unit attention */
 #define TCMX_GATE_WP	1	/* control page SWP=1 */
-#define TCMX_GATE_EXCL	2	/* COMPARE AND WRITE holds a range */
+#define TCMX_GATE_EXCL	2	/* a range is held against writes (excl.c) */
 #define TCMX_GATE_PR	3	/* a persistent or SPC-2 reservation exists */
 #define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
 #define TCMX_GATE_NOFUA	5	/* emulate_fua_write=0: no DPO, no FUA */
-enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d);
+enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d,
+			   unsigned long gate);
+/*
+ * alua_cmd.c: the primary access states (SCSI_ACCESS_STATE_*), one entry
+ * each, for configfs (alua.c), REPORT and SET TARGET PORT GROUPS and the
+ * gate: the group's alua_support_* bit, the name configfs shows, whether
+ * SET TARGET PORT GROUPS may ask for it, and the TCMX_CMD_IN_* row flag a
+ * command needs to run in it (0: every command runs), else the sense it
+ * gets.  tcmx_alua_state() is NULL for a value that is no state.
+ */
+struct tcmx_alua_state {
+	u8		sup;		/* TCMX_ALUA_SUP_* */
+	bool		explicit;	/* SET TARGET PORT GROUPS may set it */
+	u16		runs;		/* TCMX_CMD_IN_*, 0: all */
+	u8		sense;		/* enum tcmx_sense, if refused */
+	const char	*name;
+};
+const struct tcmx_alua_state *tcmx_alua_state(u32 state);
+
+/* a group's alua_access_type bits, its alua_access_status values */
+#define TCMX_ALUA_IMPLICIT		BIT(0)
+#define TCMX_ALUA_EXPLICIT		BIT(1)
+#define TCMX_ALUA_STATUS_NONE		0
+#define TCMX_ALUA_STATUS_EXPLICIT	1	/* altered by SET TPGS */
+#define TCMX_ALUA_STATUS_IMPLICIT	2	/* altered by implicit ALUA */
+
 /*
  * alua_cmd.c: the access state check (while TCMX_GATE_ALUA is set), a
  * group's change of state and the gate bit (dev->lock held), and REPORT /
  * SET TARGET PORT GROUPS.
  */
-enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd,
+				 const struct tcmx_cmd_desc *d);
 void tcmx_alua_update_gate(struct tcmx_dev *dev);
 void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
 			 u8 state, u8 status, struct tcmx_lun *except);
+/* the rows' ->parse, and their ->execute, in a worker */
+enum tcmx_status tcmx_alua_parse_report_tpgs(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_alua_parse_set_tpgs(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd);
 /* ua.c: report a pending unit attention for @cmd's LUN, if @d allows */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
 /*
- * sbc_integrity.c: exclusion for COMPARE AND WRITE, ORWRITE and WRITE
- * ATOMIC, which must not interleave with any other write to their blocks.
- * Such a command holds dev->excl_mutex, publishes its range, sets
- * TCMX_GATE_EXCL and waits for an RCU grace period, so that every inline
- * WRITE(6/10/12/16) either finished before it or passes through
- * tcmx_excl_check(), which defers a WRITE to a held range until the range
- * is released.  Rows of TCMX_CMD_RW are handled by the gate; every other
- * write-type row (WRITE SAME, UNMAP, EXTENDED COPY, ...) must do its medium
- * access in a tcmx_defer'd fn between tcmx_excl_lock() and
+ * excl.c: the write-range exclusion, for COMPARE AND WRITE, ORWRITE and
+ * WRITE ATOMIC, which must not interleave with any other write to their
+ * blocks.  Such a command holds dev->excl_mutex between tcmx_excl_begin()
+ * and tcmx_excl_end(): it publishes its range, sets TCMX_GATE_EXCL and
+ * waits for an RCU grace period, so that every inline WRITE(6/10/12/16)
+ * either finished before it or, once decoded, is found by
+ * tcmx_excl_waits(); tcmx_submit_cmd() then runs it in a worker through
+ * tcmx_excl_write() (sbc_integrity.c), after the holder.  Every other
+ * write-type row (WRITE SAME, UNMAP, EXTENDED COPY, ...) does its medium
+ * access in its deferred ->execute between tcmx_excl_lock() and
  * tcmx_excl_unlock() (process context, sleeps; @lba/@nr name the range,
- * for a finer lock later), and returns TCMX_GOOD from the gate.
- * Commands rd_mcp deferred itself for allocation are not waited for.
+ * for a finer lock later).  Commands rd_mcp deferred itself for
+ * allocation are not waited for (tcmx_excl_resume()).
  */
-enum tcmx_status tcmx_excl_check(struct tcmx_cmd *cmd,
-				 const struct tcmx_cmd_desc *d);
 void tcmx_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr);
 void tcmx_excl_unlock(struct tcmx_dev *dev);
+void tcmx_excl_begin(struct tcmx_dev *dev, u64 lba, u64 nr);
+void tcmx_excl_end(struct tcmx_dev *dev);
+bool tcmx_excl_waits(struct tcmx_cmd *cmd);
+/* sbc_integrity.c: a WRITE tcmx_excl_waits() found, in a worker */
+enum tcmx_status tcmx_excl_write(struct tcmx_cmd *cmd);
 
 /*
  * ua.c: establish a unit attention for a LUN that exports @dev, for all

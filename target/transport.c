@@ -139,6 +139,20 @@ void tcmx_transport_exit(void)
 	destroy_workqueue(tcmx_wq);
 }
 
+/* What a fabric's command carries over from its last run is cleared. */
+static void tcmx_cmd_reset(struct tcmx_cmd *cmd)
+{
+	cmd->status = SAM_STAT_GOOD;
+	cmd->sense_len = 0;
+	cmd->xfer_len = 0;
+	cmd->lba = 0;
+	cmd->nr_blocks = 0;
+	cmd->fua = false;
+	cmd->pinned = false;
+	cmd->desc = NULL;
+	cmd->start_ns = trace_tcmx_cmd_complete_enabled() ? ktime_get_ns() : 0;
+}
+
 static struct tcmx_lun *tcmx_lookup_lun(struct tcmx_tpg *tpg, u64 id)
 {
 	if (likely(id < TCMX_LUN_MAP))
@@ -169,38 +183,43 @@ EXPORT_SYMBOL_GPL(tcmx_lun_unlinking);
  * Run a command; the caller holds rcu_read_lock(), which keeps the LUN alive
  * while the command runs inline.  Returns true when it finished inline:
  * status, sense and xfer_len are final, ->queue_status() is not called and
- * the fabric completes the command itself.  Returns false when a backend
- * deferred it: ->queue_status() comes later (possibly before this returns,
- * on another CPU), and the fabric must not touch the command until then.
+ * the fabric completes the command itself.  Returns false when it went to a
+ * worker: ->queue_status() comes later (possibly before this returns, on
+ * another CPU), and the fabric must not touch the command until then.
+ *
+ * Top to bottom: the LUN, the command's row, the gate (one load while
+ * nothing is pending), the decoder, the exclusion of a held range for a
+ * decoded WRITE, then the row's ->execute, inline or in a worker.
  */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 {
-	struct tcmx_lun *lun;
-	enum tcmx_status status;
+	const struct tcmx_cmd_desc *d;
+	enum tcmx_status status = TCMX_GOOD;
+	unsigned long gate = 0;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "command submitted outside an RCU read-side section");
-	cmd->status = SAM_STAT_GOOD;
-	cmd->sense_len = 0;
-	cmd->xfer_len = 0;
-	cmd->lba = 0;
-	cmd->nr_blocks = 0;
-	cmd->fua = false;
-	cmd->pinned = false;
-	cmd->desc = NULL;
-	cmd->start_ns = trace_tcmx_cmd_complete_enabled() ? ktime_get_ns() : 0;
+	tcmx_cmd_reset(cmd);
 
 	/* published with its device set; gone only after a grace period */
-	lun = tcmx_lookup_lun(cmd->tpg, cmd->lun_id);
-	cmd->lun = lun;
-	cmd->dev = likely(lun) ? lun->dev : NULL;
-	status = tcmx_parse_cdb(cmd);
-	/* the gate may have handed it to a worker already: touch nothing */
-	if (unlikely(status == TCMX_DEFERRED))
+	cmd->lun = tcmx_lookup_lun(cmd->tpg, cmd->lun_id);
+	cmd->dev = likely(cmd->lun) ? cmd->lun->dev : NULL;
+	d = tcmx_cdb_row(cmd->cdb);
+	if (likely(cmd->dev))
+		gate = READ_ONCE(cmd->dev->gate);
+	if (unlikely(gate))
+		status = tcmx_gate(cmd, d, gate);
+	if (likely(status == TCMX_GOOD))
+		status = tcmx_parse_cdb(cmd, d);
+	if (unlikely(gate & BIT(TCMX_GATE_EXCL)) && status == TCMX_GOOD &&
+	    tcmx_excl_waits(cmd)) {
+		tcmx_defer(cmd, tcmx_excl_write);
 		return false;
+	}
 	trace_tcmx_cmd_submit(cmd);
 	if (likely(status == TCMX_GOOD))
-		status = cmd->execute(cmd);
+		status = tcmx_cmd_defers(cmd, d) ? tcmx_defer(cmd, cmd->execute) :
+						   cmd->execute(cmd);
 	/* deferred: the command may be complete already, touch nothing */
 	if (unlikely(status == TCMX_DEFERRED))
 		return false;

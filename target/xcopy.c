@@ -11,7 +11,7 @@
  * received the command or not, and the status of a copy with a list
  * identifier can be read back with COPY STATUS.
  *
- * EXTENDED COPY runs in a tcmx_defer'd function: it copies the parameter
+ * EXTENDED COPY runs in a worker (TCMX_CMD_DEFER): it copies the parameter
  * list, checks it whole before it touches the medium, pins the other LU
  * through one of its LUNs (tcmx_lun_get_by_naa()) and moves the blocks
  * through a bounce buffer of at most XC_CHUNK_BYTES, one chunk at a time
@@ -460,7 +460,7 @@ out:
 	return status;
 }
 
-static enum tcmx_status xc_extended_copy(struct tcmx_cmd *cmd)
+static enum tcmx_status xc_parse_extended_copy(struct tcmx_cmd *cmd)
 {
 	const struct tcmx_backend_ops *ops = cmd->dev->ops;
 
@@ -468,8 +468,8 @@ static enum tcmx_status xc_extended_copy(struct tcmx_cmd *cmd)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	/* a parameter list length of 0 is no copy, and not an error */
 	if (!get_unaligned_be32(&cmd->cdb[10]))
-		return TCMX_GOOD;
-	return tcmx_defer(cmd, xc_extended_copy_work);
+		cmd->execute = tcmx_execute_nop;
+	return TCMX_GOOD;
 }
 
 /* ---- RECEIVE COPY RESULTS --------------------------------------------- */
@@ -537,11 +537,11 @@ static enum tcmx_status xc_copy_status(struct tcmx_cmd *cmd)
 
 struct tcmx_cmd_desc tcmx_xcopy_cmds[] __ro_after_init = {
 	{ .opcode = EXTENDED_COPY, .sa = 0x00, .len = 16, .dir = DMA_TO_DEVICE,
-	  .flags = XC_FLAGS | TCMX_CMD_MEDIA | TCMX_CMD_WRITE,
+	  .flags = XC_FLAGS | TCMX_CMD_WRITE | TCMX_CMD_DEFER,
 	  .name = "EXTENDED COPY(LID1)",
 	  .usage = { EXTENDED_COPY, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
-	  .execute = xc_extended_copy },
+	  .parse = xc_parse_extended_copy, .execute = xc_extended_copy_work },
 	{ .opcode = RECEIVE_COPY_RESULTS, .sa = RCR_COPY_STATUS, .len = 16,
 	  .dir = DMA_FROM_DEVICE, .flags = XC_FLAGS,
 	  .name = "RECEIVE COPY RESULTS(COPY STATUS)",

@@ -82,6 +82,9 @@ void ut_test_integrity(void);
 void ut_test_mode(void);
 void ut_test_pr(void);
 
+/* tcmx_defer() calls so far (ut_stubs.c: each runs at once) */
+extern int ut_defers;
+
 /* WARN_ON()s seen, and whether the current check expects them */
 extern int ut_warns;
 extern bool ut_warn_ok;

@@ -298,6 +298,98 @@ static void cdb_carried_length(void)
 	CHECK(ut_cmd.sense[12] == 0x20);
 }
 
+/* ---- the policy in the rows' flags, as the gate reads it ---- */
+
+/* TCMX_CMD_IN_*: what runs in each refusing ALUA state */
+static void cdb_policy_alua(void)
+{
+	struct tcmx_tg_pt_gp *gp = &ut_dev.default_tg_pt_gp;
+	const u8 *rdbuf = C(0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0);
+
+	set_bit(TCMX_GATE_ALUA, &ut_dev.gate);
+	gp->access_state = SCSI_ACCESS_STATE_STANDBY;
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), TCMX_SENSE_ALUA_STANDBY);
+	CHECK_SENSE(0x70, 0, 0x02, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x04, 0x0b, 0, 0, 0, 0);
+	EXPECT(RUN(C(0x9e, 0x10, [13] = 32), 32, IN, 0), UT_GOOD);	/* RC16 */
+	CHECK(ut_cmd.xfer_len == 32);
+	/* no row: LOG SENSE, a PR IN action, passed on to be unknown */
+	EXPECT(RUN(C(0x4d, 0, 0, 0, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_OPCODE);
+	EXPECT(RUN(C(0x5e, 0x1f, 0, 0, 0, 0, 0, 0, 64, 0), 64, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK_CDB_FIELD(1, 4);
+	gp->access_state = SCSI_ACCESS_STATE_UNAVAILABLE;
+	EXPECT(RUN(C(0x9e, 0x10, [13] = 32), 32, IN, 0), TCMX_SENSE_ALUA_UNAVAILABLE);
+	EXPECT(RUN(C(0x4d, 0, 0, 0, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_ALUA_UNAVAILABLE);
+	/* READ BUFFER: but while Offline; INQUIRY always */
+	gp->access_state = SCSI_ACCESS_STATE_TRANSITIONING;
+	EXPECT(RUN(rdbuf, 4, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0x10, 0x00);
+	gp->access_state = SCSI_ACCESS_STATE_OFFLINE;
+	EXPECT(RUN(rdbuf, 4, IN, 0), TCMX_SENSE_ALUA_OFFLINE);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 36, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 36);
+	gp->access_state = SCSI_ACCESS_STATE_OPTIMAL;
+	clear_bit(TCMX_GATE_ALUA, &ut_dev.gate);
+}
+
+static u8 policy_param[24];
+
+/* PERSISTENT RESERVE OUT @sa, key @key, service action key @sa_key */
+static int policy_prout(u64 lun, u8 sa, u8 type, u64 key, u64 sa_key)
+{
+	memset(policy_param, 0, sizeof(policy_param));
+	put_unaligned_be64(key, &policy_param[0]);
+	put_unaligned_be64(sa_key, &policy_param[8]);
+	return RUN_OUT(C(0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0), policy_param,
+		       24, 24, lun);
+}
+
+/* TCMX_CMD_PR_OK, TCMX_CMD_SPC2_OK: LUNs 0 and 5 are two nexuses */
+static void cdb_policy_reservations(void)
+{
+	ut_dev.attrib.emulate_pr = 1;
+	/* LUN 5 holds Write Exclusive, Registrants Only */
+	EXPECT(policy_prout(5, 0, 0, 0, 0xbb), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(policy_prout(5, 1, 0x05, 0xbb, 0), UT_GOOD);
+	CHECK(ut_dev.gate & BIT(TCMX_GATE_PR));
+	/* LUN 0, not registered: a WRITE conflicts, a READ does not */
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 512, OUT, 0), UT_CONFLICT);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	/* PR OUT takes data out, but no reservation conflicts with it */
+	EXPECT(policy_prout(0, 0, 0, 0, 0xaa), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 512, OUT, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	EXPECT(policy_prout(5, 3, 0, 0xbb, 0), UT_GOOD);	/* CLEAR */
+	CHECK(!ut_dev.pr_holder && !(ut_dev.gate & BIT(TCMX_GATE_PR)));
+	tcmx_ua_lun_clear(&ut_luns[0], &ut_dev);	/* RESERVATIONS PREEMPTED */
+	/* SPC-2: LUN 0 reserves; LUN 5 has INQUIRY, not TEST UNIT READY */
+	EXPECT(RUN(C(0x16), 0, NONE, 0), UT_GOOD);
+	CHECK_NO_DATA();
+	EXPECT(RUN(C(0x00), 0, NONE, 5), UT_CONFLICT);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 36, IN, 5), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 36);
+	EXPECT(RUN(C(0x17), 0, NONE, 0), UT_GOOD);
+	CHECK(!ut_dev.gate && !ut_dev.spc2_holder);
+	ut_dev.attrib.emulate_pr = 0;
+}
+
+/* TCMX_CMD_DEFER: the row's ->execute in a worker, another one inline */
+static void cdb_policy_defer(void)
+{
+	int n = ut_defers;
+
+	EXPECT(RUN(C(0x12, 1, 0x00, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.data_len && ut_defers == n);	/* the page list */
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 255), 255, IN, 0), UT_GOOD);
+	CHECK(ut_data[1] == 0xb0 && ut_defers == n + 1);
+	EXPECT(RUN(C(0x15, 0x10, 0, 0, 0), 0, NONE, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 0 && ut_defers == n + 1);	/* len 0 */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), 512, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512 && ut_defers == n + 1);
+}
+
 void ut_test_cdb(void)
 {
 	cdb_carried_length();
@@ -309,4 +401,7 @@ void ut_test_cdb(void)
 	cdb_rstmf();
 	cdb_sense_formats();
 	cdb_copy_helpers();
+	cdb_policy_alua();
+	cdb_policy_reservations();
+	cdb_policy_defer();
 }

@@ -151,12 +151,7 @@ int scsi_set_sense_field_pointer(u8 *buf, int buf_len, u16 fp, u8 bp, bool cd)
 	return 0;
 }
 
-/* ---- the rest of the core, as device.c and alua.c define it ---- */
-
-u8 tcmx_lun_alua_state(struct tcmx_lun *lun)
-{
-	return lun->tg_pt_gp->access_state;
-}
+/* ---- the rest of the core ---- */
 
 enum tcmx_status ut_stub_rw(struct tcmx_cmd *cmd)
 {
@@ -256,14 +251,30 @@ void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
 		cmd->lun = NULL;
 }
 
+/*
+ * What tcmx_submit_cmd() (transport.c, not built here) does after the LUN
+ * lookup, in its order: row, gate, decode, exclusion, execute.  The stub
+ * tcmx_defer() runs a deferred ->execute at once.
+ */
 int ut_cmd_exec(struct tcmx_cmd *cmd)
 {
-	enum tcmx_status s = tcmx_parse_cdb(cmd);
+	const struct tcmx_cmd_desc *d = tcmx_cdb_row(cmd->cdb);
+	unsigned long gate = cmd->dev ? READ_ONCE(cmd->dev->gate) : 0;
+	enum tcmx_status s = TCMX_GOOD;
 
+	if (gate)
+		s = tcmx_gate(cmd, d, gate);
+	if (s == TCMX_GOOD)
+		s = tcmx_parse_cdb(cmd, d);
+	if (gate & BIT(TCMX_GATE_EXCL) && s == TCMX_GOOD &&
+	    tcmx_excl_waits(cmd))
+		return tcmx_defer(cmd, tcmx_excl_write);
 	if (s != TCMX_GOOD)
 		return s;
 	if (!cmd->execute || !cmd->desc)
 		return UT_NO_EXECUTE;
+	if (tcmx_cmd_defers(cmd, d))
+		return tcmx_defer(cmd, cmd->execute);
 	return cmd->execute(cmd);
 }
 

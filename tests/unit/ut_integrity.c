@@ -243,9 +243,10 @@ static void integ_exclusion_cases(void)
 {
 	/*
 	 * While a range is held, a WRITE into it waits and goes through the
-	 * block ops.  The stub tcmx_defer() runs it at once, from the gate;
-	 * the harness then goes on to the decoder's ->execute_rw stand-in,
-	 * which writes nothing: the block ops' writes are the deferred ones.
+	 * block ops: once decoded, the harness (as tcmx_submit_cmd()) hands
+	 * it to tcmx_excl_write() instead of the ->execute_rw stand-in, and
+	 * the stub tcmx_defer() runs that at once: the block ops' writes are
+	 * the deferred ones.
 	 */
 	fake_reset(0);
 	ut_dev.excl_lba = 100;

@@ -9,8 +9,11 @@
 #include <unistd.h>
 #include "ut.h"
 
+int ut_defers;
+
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 {
+	ut_defers++;
 	return fn(cmd);
 }
 

@@ -354,6 +354,7 @@ static inline int fls(unsigned int x)
 }
 
 #define __init
+#define __initconst
 #define __ro_after_init
 
 /* <scsi/scsi_common.h>: the midlayer's sense helpers, in ut_main.c */
