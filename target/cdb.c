@@ -2,13 +2,17 @@
 /*
  * The command table: one row per opcode (and per service action of an
  * opcode that has them), indexed by opcode, and the one CDB decoder built
- * on it.  Because what runs a command and what REPORT SUPPORTED OPERATION
- * CODES reports are the same rows, the report cannot drift from the code.
+ * on it.  Because what runs a command, what REPORT SUPPORTED OPERATION
+ * CODES reports and what the gate lets through are the same rows, neither
+ * the report nor the policy can drift from the code.
  *
- * The rows live beside their code (sbc.c, spc.c, and the two reports at the
- * end of this file).  tcmx_cdb_init() checks them, turns each usage mask
- * into words of bits to reject, chains the service actions of one opcode,
- * and fills the index; from then on the table is read-only.
+ * The rows live beside their code (sbc.c, spc.c, lbp.c, sbc_integrity.c,
+ * xcopy.c, spc_misc.c, pr.c, and the two reports at the end of this file).
+ * tcmx_cdb_init() checks them, turns each usage mask into words of bits to
+ * reject, chains the service actions of one opcode, and fills the index;
+ * from then on the table is read-only.  tcmx_cdb_row() (tcmx_core.h) finds
+ * a CDB's row; tcmx_submit_cmd() (transport.c) takes it through the gate
+ * and here, then runs it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,14 +40,6 @@ enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd)
 }
 
 /* ---- the decoder ------------------------------------------------------ */
-
-const struct tcmx_cmd_desc *tcmx_find_sa(const struct tcmx_cmd_desc *d, u8 sa)
-{
-	for (; d; d = d->next_sa)
-		if (d->sa == sa)
-			return d;
-	return NULL;
-}
 
 /* Two loads and two masks: a bit set that the row does not use. */
 static bool tcmx_cdb_reserved(const u8 *cdb, const struct tcmx_cmd_desc *d)

@@ -282,7 +282,7 @@ struct tcmx_dev {
 
 	/*
 	 * Exclusion for COMPARE AND WRITE, ORWRITE and WRITE ATOMIC
-	 * (sbc_integrity.c).  excl_mutex serialises the core's emulated
+	 * (excl.c).  excl_mutex serialises the core's emulated
 	 * writes (tcmx_excl_lock()); while one of those three holds it,
 	 * [excl_lba, excl_lba + excl_nr) is its range and TCMX_GATE_EXCL is
 	 * set, so that inline WRITEs to the range wait for it.
@@ -504,7 +504,7 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn);
 
 /*
- * sbc_integrity.c, for a backend's worker that leaves its RCU read-side
+ * excl.c, for a backend's worker that leaves its RCU read-side
  * section part way through a write (to sleep): called each time it enters
  * one again, before it touches the medium.  While a COMPARE AND WRITE,
  * ORWRITE or WRITE ATOMIC holds a range overlapping [@lba, @lba + @nr), it

@@ -15,9 +15,11 @@
  *   cfs_attr.c   configfs files backed by a field with a rule, for all of
  *                the above; the text of a configfs write
  *   alua.c       <dev>/alua/<group>, LUN group membership, alua_tg_pt_gp
- *   alua_cmd.c   ALUA access states enforced (through the gate), a group's
- *                change of state, REPORT and SET TARGET PORT GROUPS
- *   transport.c  command life cycle: submit, complete, LUN lookup,
+ *   alua_cmd.c   the ALUA state table; states enforced (through the gate),
+ *                a group's change of state, REPORT and SET TARGET PORT
+ *                GROUPS
+ *   transport.c  command life cycle: submit (LUN, row, gate, decode,
+ *                exclusion, execute, top to bottom), complete, LUN lookup,
  *                tcmx_defer() and the core's workqueue; the tracepoints
  *                (trace.h)
  *   cdb.c        the command table's index and its one CDB decoder (rows
@@ -25,14 +27,17 @@
  *                backend); REPORT SUPPORTED OPERATION CODES and TASK
  *                MANAGEMENT FUNCTIONS, both from the table
  *   reply.c      the one sense builder; parameter data into data-in buffers
- *   gate.c       the slow checks taken while dev->gate is not 0
+ *   gate.c       the slow checks taken while dev->gate is not 0, each
+ *                reading the row's flags; a status, never a deferral
+ *   excl.c       the write-range exclusion COMPARE AND WRITE, ORWRITE and
+ *                WRITE ATOMIC hold, and the check of a decoded WRITE
  *   ua.c         unit attentions per I_T nexus and LUN
  *   sbc.c        block commands: their table rows, READ CAPACITY, ...
  *   lbp.c        thin provisioning: UNMAP, WRITE SAME, GET LBA STATUS,
  *                FORMAT UNIT, SANITIZE
  *   sbc_integrity.c  VERIFY, WRITE AND VERIFY, COMPARE AND WRITE, ORWRITE,
- *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; the exclusion
- *                of writes to a range COMPARE AND WRITE holds
+ *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; a WRITE the
+ *                exclusion holds back
  *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
  *                MODE SELECT, REPORT LUNS, REQUEST SENSE
  *   spc_misc.c   REPORT TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ and
@@ -127,16 +132,22 @@ void tcmx_stats_fold(struct tcmx_stats *total,
  * The command table (cdb.c).  Every opcode, and every service action of an
  * opcode that has them, is one row: its CDB length, the bits that may be
  * set (the CDB usage data REPORT SUPPORTED OPERATION CODES returns), the
- * data direction, TCMX_CMD_* flags and what runs it.  sbc.c and spc.c keep
- * their rows beside the code; tcmx_cdb_init() indexes them by opcode.
+ * data direction, TCMX_CMD_* flags and what runs it.  The flags carry the
+ * policy too: what the gate lets through while a unit attention, an ALUA
+ * state or a reservation is pending, and whether the row runs in a worker.
+ * Each file keeps its rows beside its code; tcmx_cdb_init() indexes them by
+ * opcode.
  *
- * tcmx_parse_cdb() runs once per command, on the fast path: one indexed
- * load finds the row, then the CDB is checked against it (reserved bits,
- * direction, LUN), the LBA and transfer length are decoded by CDB group,
- * and READ/WRITE get the device's ->execute_rw.  Other rows' ->parse checks
- * their own fields and sets cmd->execute; a row without ->parse runs its
- * ->execute as it is.  Emulated commands build their data in a buffer and
- * copy it with tcmx_cmd_copy_to_sgl(); they never sleep.
+ * On the fast path tcmx_submit_cmd() (transport.c) finds the row with one
+ * indexed load (tcmx_cdb_row()), passes it through the gate only while
+ * dev->gate is set, and tcmx_parse_cdb() checks the CDB against it
+ * (reserved bits, direction, LUN), decodes the LBA and transfer length by
+ * CDB group, and gives READ/WRITE the device's ->execute_rw.  Other rows'
+ * ->parse checks their own fields; cmd->execute is the row's ->execute
+ * unless ->parse chose another.  It then runs inline, or with
+ * TCMX_CMD_DEFER (if ->parse kept it) in a worker, where it may sleep.
+ * Inline commands build their data in a buffer and copy it with
+ * tcmx_cmd_copy_to_sgl(); they never sleep.
  */
 #define TCMX_CMD_LUN	BIT(0)	/* needs a LUN, else LOGICAL UNIT NOT SUPPORTED */
 #define TCMX_CMD_DEFER	BIT(1)	/* ->execute runs in a worker: tcmx_defer() */
@@ -229,7 +240,16 @@ extern struct tcmx_cmd_desc tcmx_pr_cmds[];		/* pr.c */
 #define TCMX_SA_MASK	0x1f	/* service action: byte 1 bits 4-0 */
 int tcmx_cdb_init(void);
 extern const struct tcmx_cmd_desc *tcmx_opcodes[256];
-const struct tcmx_cmd_desc *tcmx_find_sa(const struct tcmx_cmd_desc *d, u8 sa);
+
+/* The row of service action @sa among an opcode's rows from @d. */
+static inline const struct tcmx_cmd_desc *
+tcmx_find_sa(const struct tcmx_cmd_desc *d, u8 sa)
+{
+	for (; d; d = d->next_sa)
+		if (d->sa == sa)
+			return d;
+	return NULL;
+}
 
 /* The row of a CDB, with its service action; NULL if there is none. */
 static inline const struct tcmx_cmd_desc *tcmx_cdb_row(const u8 *cdb)
