@@ -106,54 +106,76 @@ void tcmx_pr_dev_init(struct tcmx_dev *dev)
 	INIT_LIST_HEAD(&dev->pr_saved);
 }
 
+/*
+ * The reservation types, one entry each (SPC-4 5.13.1.1): the name the
+ * pr/ files show, and who besides the holder has access.  The kernel's
+ * enum pr_type numbers them for the block layer, not as SCSI does.
+ */
+#define PR_T_WE		BIT(0)	/* write exclusive: reads pass */
+#define PR_T_REG	BIT(1)	/* registered nexuses have access */
+#define PR_T_ALL	BIT(2)	/* every registrant is a holder */
+
+struct pr_type_info {
+	u8		type;
+	u8		flags;		/* PR_T_* */
+	const char	*name;
+};
+
+static const struct pr_type_info pr_types[] = {
+	{ PR_TYPE_WE, PR_T_WE, "Write Exclusive Access" },
+	{ PR_TYPE_EA, 0, "Exclusive Access" },
+	{ PR_TYPE_WE_RO, PR_T_WE | PR_T_REG,
+	  "Write Exclusive Access, Registrants Only" },
+	{ PR_TYPE_EA_RO, PR_T_REG, "Exclusive Access, Registrants Only" },
+	{ PR_TYPE_WE_AR, PR_T_WE | PR_T_REG | PR_T_ALL,
+	  "Write Exclusive Access, All Registrants" },
+	{ PR_TYPE_EA_AR, PR_T_REG | PR_T_ALL,
+	  "Exclusive Access, All Registrants" },
+};
+
+static const struct pr_type_info *pr_type_find(u8 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pr_types); i++)
+		if (pr_types[i].type == type)
+			return &pr_types[i];
+	return NULL;
+}
+
 static bool pr_type_valid(u8 type)
 {
-	switch (type) {
-	case PR_TYPE_WE:
-	case PR_TYPE_EA:
-	case PR_TYPE_WE_RO:
-	case PR_TYPE_EA_RO:
-	case PR_TYPE_WE_AR:
-	case PR_TYPE_EA_AR:
-		return true;
-	}
-	return false;
+	return pr_type_find(type);
+}
+
+static bool pr_type_is(u8 type, u8 flag)
+{
+	const struct pr_type_info *t = pr_type_find(type);
+
+	return t && t->flags & flag;
 }
 
 static bool pr_type_all_reg(u8 type)
 {
-	return type == PR_TYPE_WE_AR || type == PR_TYPE_EA_AR;
+	return pr_type_is(type, PR_T_ALL);
 }
 
 /* registrants only or all registrants: registered nexuses have access */
 static bool pr_type_reg(u8 type)
 {
-	return type >= PR_TYPE_WE_RO;
+	return pr_type_is(type, PR_T_REG);
 }
 
 static bool pr_type_we(u8 type)
 {
-	return type == PR_TYPE_WE || type == PR_TYPE_WE_RO ||
-	       type == PR_TYPE_WE_AR;
+	return pr_type_is(type, PR_T_WE);
 }
 
 static const char *pr_type_name(u8 type)
 {
-	switch (type) {
-	case PR_TYPE_WE:
-		return "Write Exclusive Access";
-	case PR_TYPE_EA:
-		return "Exclusive Access";
-	case PR_TYPE_WE_RO:
-		return "Write Exclusive Access, Registrants Only";
-	case PR_TYPE_EA_RO:
-		return "Exclusive Access, Registrants Only";
-	case PR_TYPE_WE_AR:
-		return "Write Exclusive Access, All Registrants";
-	case PR_TYPE_EA_AR:
-		return "Exclusive Access, All Registrants";
-	}
-	return "Unknown SPC-3 Reservation Type";
+	const struct pr_type_info *t = pr_type_find(type);
+
+	return t ? t->name : "Unknown SPC-3 Reservation Type";
 }
 
 /* ---- state, under dev->pr_lock ---------------------------------------- */
