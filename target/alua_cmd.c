@@ -186,7 +186,8 @@ static u32 alua_rtpg_fill(struct tcmx_dev *dev, u8 *buf, u32 at)
 		}
 		if (!d)
 			continue;
-		d[0] = (gp->preferred ? 0x80 : 0) | (gp->access_state & 0x0f);
+		d[0] = (gp->preferred ? SCSI_ACCESS_STATE_PREFERRED : 0) |
+		       (gp->access_state & SCSI_ACCESS_STATE_MASK);
 		d[1] = gp->supported;
 		put_unaligned_be16(gp->id, &d[2]);
 		d[5] = gp->access_status;
@@ -277,7 +278,7 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 			return tcmx_sense_field(cmd,
 						TCMX_SENSE_INVALID_PARAM_FIELD,
 						false, at + 2, TCMX_NO_BIT);
-		if (!alua_stpg_state_ok(gp, p[at] & 0x0f))
+		if (!alua_stpg_state_ok(gp, p[at] & SCSI_ACCESS_STATE_MASK))
 			return tcmx_sense_field(cmd,
 						TCMX_SENSE_INVALID_PARAM_FIELD,
 						false, at, 3);
@@ -286,7 +287,8 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 	     at += ALUA_STPG_DESC)
 		tcmx_alua_set_state(dev, alua_find_gp(dev,
 					get_unaligned_be16(&p[at + 2])),
-				    p[at] & 0x0f, TCMX_ALUA_STATUS_EXPLICIT, cmd->lun);
+				    p[at] & SCSI_ACCESS_STATE_MASK,
+				    TCMX_ALUA_STATUS_EXPLICIT, cmd->lun);
 	return TCMX_GOOD;
 }
 
