@@ -319,6 +319,8 @@ static void cdb_policy_alua(void)
 	gp->access_state = SCSI_ACCESS_STATE_UNAVAILABLE;
 	EXPECT(RUN(C(0x9e, 0x10, [13] = 32), 32, IN, 0), TCMX_SENSE_ALUA_UNAVAILABLE);
 	EXPECT(RUN(C(0x4d, 0, 0, 0, 0, 0, 0, 0, 255), 255, IN, 0), TCMX_SENSE_ALUA_UNAVAILABLE);
+	EXPECT(RUN(rdbuf, 4, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0, 0, 0x10, 0x00);
 	/* READ BUFFER: but while Offline; INQUIRY always */
 	gp->access_state = SCSI_ACCESS_STATE_TRANSITIONING;
 	EXPECT(RUN(rdbuf, 4, IN, 0), UT_GOOD);
