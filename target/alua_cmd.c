@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ALUA (SPC-4 5.16) as commands see it: the access state of the LUN's
- * target port group enforced through the gate, REPORT TARGET PORT GROUPS
- * and SET TARGET PORT GROUPS, and the one place a group changes state
- * (tcmx_alua_set_state(), for SET TARGET PORT GROUPS and for configfs'
- * implicit transitions in alua.c).
+ * ALUA (SPC-4 5.16) as commands see it: the table of access states, the
+ * state of the LUN's target port group enforced through the gate, REPORT
+ * TARGET PORT GROUPS and SET TARGET PORT GROUPS, and the one place a group
+ * changes state (tcmx_alua_set_state(), for SET TARGET PORT GROUPS and for
+ * configfs' implicit transitions in alua.c).
  *
  * TCMX_GATE_ALUA is set while a group of the device is in a state that
  * refuses commands (Standby, Unavailable, Offline, Transitioning): only
- * then does the decoder come here.  Active/Optimized, Active/NonOptimized
- * and LBA Dependent (no LBA map: every LBA is served) serve everything.
+ * then does the gate come here, and a command runs if its row has the
+ * state's TCMX_CMD_IN_* flag.  Active/Optimized, Active/NonOptimized and
+ * LBA Dependent (no LBA map: every LBA is served) serve everything.
  * A group's state changes under dev->lock; the check reads it under the
  * submitter's RCU section (groups are freed after a grace period).
  */
