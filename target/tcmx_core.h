@@ -256,7 +256,7 @@ static inline const struct tcmx_cmd_desc *tcmx_cdb_row(const u8 *cdb)
 {
 	const struct tcmx_cmd_desc *d = tcmx_opcodes[cdb[0]];
 
-	if (unlikely(d && d->flags & TCMX_CMD_SA))
+	if (likely(d) && unlikely(d->flags & TCMX_CMD_SA))
 		d = tcmx_find_sa(d, cdb[1] & TCMX_SA_MASK);
 	return d;
 }
