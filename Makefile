@@ -16,6 +16,8 @@
 #   make install [KVER=ver...] [INTREE=1]   DKMS, as root (see README)
 #   make uninstall                remove all that make install put in place
 #   make sparse [KVER=ver]        the build under sparse (C=2): no warning
+#   make layers                   tools/layers: no circle between files, no
+#                                 file over 800 lines, no function over 60
 #   make deps | checkpatch | clean | load | unload (load: on a real host)
 
 ifneq ($(KDIR),)
@@ -71,6 +73,12 @@ uninstall:
 
 deps:
 	@tools/deps
+
+# The shape of the C code (tools/layers --help): its self-test, then the tree
+layers:
+	@command -v ctags >/dev/null || tools/deps
+	@tools/layers --self-test
+	@tools/layers
 
 check: deps
 	@tools/check $(KVERS)
@@ -131,5 +139,5 @@ clean:
 	  -o -name modules.order -o -name Module.symvers \) -print0 | \
 	  xargs -0 rm -f
 
-.PHONY: all modules sparse install uninstall deps check demo bench conformance \
+.PHONY: all modules sparse layers install uninstall deps check demo bench conformance \
 	checkpatch load unload clean
