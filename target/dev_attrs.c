@@ -33,32 +33,15 @@
 /* <dev>/attrib: the list in dev_attrib.h                             */
 /* ------------------------------------------------------------------ */
 
-#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags)		\
-	TCMX_CFS_ATTR(tcmx_da_, _name,					\
-		      (_flags) & TCMX_CFS_RO ? 0444 : 0644,		\
-		      TCMX_CFS_FIELD(TCMX_CFS_IN_ATTRIB,		\
-				     struct tcmx_dev_attrib, _name),	\
-		      .def = _def, .min = _min, .max = _max,		\
-		      .flags = _flags)
-#include "dev_attrib.h"
-#undef TCMX_DEV_ATTRIB
-
-static struct configfs_attribute *tcmx_attrib_attrs[] = {
-#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags) (&tcmx_da_##_name.attr),
-#include "dev_attrib.h"
-#undef TCMX_DEV_ATTRIB
-	NULL,
-};
-
 #define TCMX_DA_IS(a, name) \
 	((a)->off == offsetof(struct tcmx_dev_attrib, name))
 
 /*
- * A new value's rules beyond its range (device.h): UNMAP and WRITE SAME
- * with UNMAP need a backend that can deallocate.
+ * A new value's rules beyond its range: UNMAP and WRITE SAME with UNMAP
+ * need a backend that can deallocate.
  */
-int tcmx_dev_attrib_check(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a,
-			  u32 val)
+static int tcmx_dev_attrib_check(struct tcmx_dev *dev,
+				 const struct tcmx_cfs_attr *a, u32 val)
 {
 	if ((TCMX_DA_IS(a, emulate_tpu) || TCMX_DA_IS(a, emulate_tpws)) &&
 	    val && !dev->ops->unmap) {
@@ -69,9 +52,9 @@ int tcmx_dev_attrib_check(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a,
 	return 0;
 }
 
-/* Side effects of a new device attribute value (device.h). */
-void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
-			   const struct tcmx_cfs_attr *a)
+/* Side effects of a new device attribute value. */
+static void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
+				  const struct tcmx_cfs_attr *a)
 {
 	struct tcmx_dev_attrib *da = &dev->attrib;
 
@@ -92,6 +75,37 @@ void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
 			sizeof(dev->t10.model));
 	}
 }
+
+static char *tcmx_attrib_home_find(struct config_item *item,
+				   struct tcmx_dev **dev)
+{
+	*dev = TCMX_DEV_OF(item, attrib_group);
+	return (char *)&(*dev)->attrib;
+}
+
+static const struct tcmx_cfs_home tcmx_dev_attrib_home = {
+	.dir	= "",
+	.find	= tcmx_attrib_home_find,
+	.check	= tcmx_dev_attrib_check,
+	.apply	= tcmx_dev_attrib_apply,
+};
+
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags)		\
+	TCMX_CFS_ATTR(tcmx_da_, _name,					\
+		      (_flags) & TCMX_CFS_RO ? 0444 : 0644,		\
+		      TCMX_CFS_FIELD(&tcmx_dev_attrib_home,		\
+				     struct tcmx_dev_attrib, _name),	\
+		      .def = _def, .min = _min, .max = _max,		\
+		      .flags = _flags)
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
+
+static struct configfs_attribute *tcmx_attrib_attrs[] = {
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags) (&tcmx_da_##_name.attr),
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
+	NULL,
+};
 
 static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 {
@@ -143,8 +157,20 @@ static const struct config_item_type tcmx_attrib_type = {
  * printable ASCII that fits, and the device must not be exported
  * (initiators cache these).
  */
+static char *tcmx_wwn_home_find(struct config_item *item,
+				struct tcmx_dev **dev)
+{
+	*dev = TCMX_DEV_OF(item, wwn_group);
+	return (char *)&(*dev)->t10;
+}
+
+static const struct tcmx_cfs_home tcmx_wwn_home = {
+	.dir	= "",
+	.find	= tcmx_wwn_home_find,
+};
+
 #define TCMX_T10_TEXT(_member)						\
-	TCMX_CFS_FIELD(TCMX_CFS_IN_WWN, struct tcmx_t10_wwn, _member),	\
+	TCMX_CFS_FIELD(&tcmx_wwn_home, struct tcmx_t10_wwn, _member),	\
 	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_IDLE,			\
 	.strip = TCMX_STRIP_SPACE | TCMX_STRIP_ASCII
 

@@ -102,9 +102,6 @@ u8 tcmx_lun_alua_state(struct tcmx_lun *lun);
 struct config_group *tcmx_fabric_make_dir(const char *name);
 int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 		    struct configfs_attribute **discovery_attrs);
-/* parse "<prefix><number>" with number < @limit; pr_err and -EINVAL */
-int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
-		     u64 *index);
 
 /* lun.c: fill in tf->tpg_lun_type (<tpg>/lun) and tf->lun_type (lun_<n>) */
 void tcmx_lun_init_types(struct tcmx_fabric *tf);
@@ -357,24 +354,47 @@ int tcmx_cfs_u32(const char *page, size_t count, u32 *val);
  */
 #define TCMX_CFS_ECHO		64
 int tcmx_cfs_int(const char *page, size_t count, int *val);
+/*
+ * A directory's name "<prefix><number>" with number < @limit, in decimal
+ * without leading zeros or sign, into *@index; else pr_err and -EINVAL.
+ */
+int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
+		     u64 *index);
 
 /*
  * cfs_attr.c: a configfs file backed by a field with a rule, one struct
  * tcmx_cfs_attr per file, declared by TCMX_CFS_ATTR(), and one show and
- * one store for them all.  The field is found from the file's directory
- * (@home) and an offset; its width is @size.  A store takes the home's
- * lock (dev->lock; tcmx_cfs_mutex for a global), checks the rule and on a
- * bad value returns -EINVAL (-EBUSY for TCMX_CFS_IDLE while a LUN exports
- * the device) with one pr_err naming the object and the file, leaving the
+ * one store for them all.  The field is at an offset in its home, the
+ * object that the file's directory stands for, which the home's ->find()
+ * returns (@global instead for a directory of one global object); its
+ * width is @size.  A store takes the home's lock (dev->lock;
+ * tcmx_cfs_mutex for a global), checks the rule and on a bad value
+ * returns -EINVAL (-EBUSY for TCMX_CFS_IDLE while a LUN exports the
+ * device) with one pr_err naming the object and the file, leaving the
  * value as it was.  Files with rules of their own are plain
  * CONFIGFS_ATTR()s.
  */
-enum tcmx_cfs_home {
-	TCMX_CFS_IN_ATTRIB,	/* <dev>/attrib: dev->attrib */
-	TCMX_CFS_IN_WWN,	/* <dev>/wwn: dev->t10 */
-	TCMX_CFS_IN_GP,		/* <dev>/alua/<group>: the tcmx_tg_pt_gp */
-	TCMX_CFS_IN_DEV,	/* <dev>: the tcmx_dev */
-	TCMX_CFS_GLOBAL,	/* @global, one object for the directory */
+struct tcmx_cfs_attr;
+
+/*
+ * A directory of a device whose files are fields of one object: declared
+ * by the file that owns the directory (dev_attrs.c, device.c, alua.c).
+ */
+struct tcmx_cfs_home {
+	/* before the directory's name in an error line; NULL: the device's
+	 * own files, named without a directory
+	 */
+	const char	*dir;
+	/* the object of @item's directory, and in *@dev its device */
+	char		*(*find)(struct config_item *item,
+				 struct tcmx_dev **dev);
+	/* optional, dev->lock held: a rule beyond the range (pr_err and
+	 * -EINVAL), then the side effects of a value once set
+	 */
+	int		(*check)(struct tcmx_dev *dev,
+				 const struct tcmx_cfs_attr *a, u32 val);
+	void		(*apply)(struct tcmx_dev *dev,
+				 const struct tcmx_cfs_attr *a);
 };
 
 enum tcmx_cfs_kind {
@@ -396,7 +416,7 @@ enum tcmx_cfs_kind {
 
 struct tcmx_cfs_attr {
 	struct configfs_attribute	attr;
-	u8				home;	/* enum tcmx_cfs_home */
+	const struct tcmx_cfs_home	*home;	/* NULL: @global */
 	u8				kind;	/* enum tcmx_cfs_kind */
 	u8				flags;	/* TCMX_CFS_* */
 	u8				bit;	/* BIT */
@@ -414,8 +434,7 @@ struct tcmx_cfs_attr {
 	.home = _home, .off = offsetof(_type, _member),			\
 	.size = sizeof_field(_type, _member)
 #define TCMX_CFS_GLOBAL_FIELD(_obj, _member)				\
-	TCMX_CFS_FIELD(TCMX_CFS_GLOBAL, typeof(_obj), _member),		\
-	.global = &(_obj)
+	TCMX_CFS_FIELD(NULL, typeof(_obj), _member), .global = &(_obj)
 
 ssize_t tcmx_cfs_show(struct config_item *item, char *page,
 		      const struct tcmx_cfs_attr *a);
