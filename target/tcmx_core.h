@@ -40,6 +40,10 @@
  *   xcopy.c      EXTENDED COPY (LID1), RECEIVE COPY RESULTS
  *   pr.c         PERSISTENT RESERVE IN/OUT, SPC-2 RESERVE/RELEASE, the
  *                gate's conflict check
+ *   pr_in.c      PERSISTENT RESERVE IN
+ *   pr_out.c     PERSISTENT RESERVE OUT
+ *   pr_aptpl.c   the APTPL file and pr/res_aptpl_metadata
+ *   pr_cfs.c     <dev>/pr/
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
@@ -287,8 +291,8 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * leaving dev->luns drops its registration and reservations (dev->lock
  * held, the LUN drained); a LUN just linked takes up the registrations
  * pr/res_aptpl_metadata restored for its nexus; a device's end frees
- * those still waiting; pr/res_aptpl_metadata's store; the state as the
- * pr/ files show it.
+ * those still waiting (pr_aptpl.c); pr/res_aptpl_metadata's store
+ * (pr_aptpl.c).
  */
 enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
@@ -298,17 +302,8 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count);
-enum tcmx_pr_show {
-	TCMX_PR_SHOW_HOLDER,		/* res_holder */
-	TCMX_PR_SHOW_ALL_TGT_PTS,	/* res_pr_all_tgt_pts */
-	TCMX_PR_SHOW_HOLDER_TG_PORT,	/* res_pr_holder_tg_port */
-	TCMX_PR_SHOW_REGISTERED,	/* res_pr_registered_i_pts */
-	TCMX_PR_SHOW_TYPE,		/* res_pr_type */
-	TCMX_PR_SHOW_RES_TYPE,		/* res_type */
-	TCMX_PR_SHOW_APTPL,		/* res_aptpl_active */
-};
-ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
-		     char *page);
+/* pr_cfs.c: <dev>/pr/ */
+extern const struct config_item_type tcmx_pr_cfs_type;
 
 /* transport.c: the core's workqueue for tcmx_defer() and device drops */
 extern struct workqueue_struct *tcmx_wq;
