@@ -33,10 +33,11 @@
  *   sbc_integrity.c  VERIFY, WRITE AND VERIFY, COMPARE AND WRITE, ORWRITE,
  *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; the exclusion
  *                of writes to a range COMPARE AND WRITE holds
- *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
- *                MODE SELECT, REPORT LUNS, REQUEST SENSE
- *   spc_misc.c   REPORT TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ and
- *                WRITE BUFFER
+ *   spc.c        primary commands: their table rows, INQUIRY, REPORT LUNS,
+ *                REQUEST SENSE, REPORT TIMESTAMP, PREVENT ALLOW MEDIUM
+ *                REMOVAL
+ *   mode.c       MODE SENSE, MODE SELECT
+ *   buffer.c     READ BUFFER, WRITE BUFFER: the echo buffer
  *   xcopy.c      EXTENDED COPY (LID1), RECEIVE COPY RESULTS
  *   pr.c         PERSISTENT RESERVE IN/OUT, SPC-2 RESERVE/RELEASE, the
  *                gate's conflict check
@@ -73,7 +74,7 @@ struct tcmx_fabric {
 /* core.c */
 extern struct mutex tcmx_cfs_mutex;	/* registries, link/unlink, dbroot */
 extern int tcmx_dev_count;		/* under tcmx_cfs_mutex */
-/* fixed while a device exists (pr.c reads it for APTPL) */
+/* fixed while a device exists (pr_aptpl.c reads it for APTPL) */
 extern char tcmx_dbroot[];
 
 /* device.c: the $T/core subtree and the backend registry */
@@ -201,7 +202,7 @@ extern struct tcmx_cmd_desc tcmx_cdb_cmds[];
 extern struct tcmx_cmd_desc tcmx_lbp_cmds[];		/* lbp.c */
 extern struct tcmx_cmd_desc tcmx_integrity_cmds[];	/* sbc_integrity.c */
 extern struct tcmx_cmd_desc tcmx_xcopy_cmds[];		/* xcopy.c */
-extern struct tcmx_cmd_desc tcmx_spc_misc_cmds[];	/* spc_misc.c */
+extern struct tcmx_cmd_desc tcmx_spc_misc_cmds[];	/* spc.c */
 extern struct tcmx_cmd_desc tcmx_pr_cmds[];		/* pr.c */
 
 int tcmx_cdb_init(void);
@@ -302,6 +303,15 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count);
+/*
+ * Commands whose rows are spc.c's: MODE SENSE and MODE SELECT (mode.c),
+ * READ BUFFER and WRITE BUFFER (buffer.c).
+ */
+enum tcmx_status tcmx_mode_sense(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_mode_select(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_read_buffer(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_write_buffer(struct tcmx_cmd *cmd);
+
 /* pr_cfs.c: <dev>/pr/ */
 extern const struct config_item_type tcmx_pr_cfs_type;
 
