@@ -21,17 +21,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
-#include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/wait_bit.h>
-#include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "pr.h"
 
