@@ -8,6 +8,8 @@
  * allocation, no workqueue.  When the core completes inline, the command is
  * completed with scsi_done_direct() once tcmx_submit_cmd() returns true; when
  * a backend defers it, ->queue_status() later completes it with scsi_done().
+ *
+ * The files of tpgt_<t>/ are loop_cfs.c's; loop.h is what the two share.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,12 +27,9 @@
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_host.h>
 
-#include "tcmx.h"
+#include "loop.h"
 #include "trace.h"
 
-#define LOOP_MAX_TPGT		32
-#define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
-#define LOOP_WWN_HEX		16	/* naa.<16 hex digits> */
 #define LOOP_DRAIN_MS		10000	/* device/host reset wait */
 #define LOOP_ABORT_MS		30000	/* abort of a timed-out command */
 /*
@@ -73,28 +72,6 @@ module_param_named(shared_tags, loop_shared_tags, bool, 0444);
 MODULE_PARM_DESC(shared_tags,
 		 "Share one tag set between the hardware queues of a host (default Y)");
 
-/* A WWN: one Scsi_Host. */
-struct loop_hba {
-	struct tcmx_wwn		wwn;
-	struct Scsi_Host	*shost;
-	struct mutex		lock;	/* nexus, nr_luns, tags, tpgs[] */
-	u32			tags;	/* TPG tags in use */
-};
-
-/* shost_priv(): what the fast path reads. */
-struct loop_host {
-	/* published while the TPG has an I_T nexus; RCU */
-	struct loop_tpg __rcu	*tpgs[LOOP_MAX_TPGT];
-};
-
-struct loop_tpg {
-	struct tcmx_tpg		tpg;
-	struct loop_hba		*hba;
-	bool			offline;	/* transport_status */
-	unsigned int		nr_luns;	/* post_link()ed, hba->lock */
-	char			nexus[LOOP_NAME_LEN];	/* "" when none */
-};
-
 /*
  * Who owns a command, for the error handlers.  FREE: not in the core (never
  * submitted, or completed inline); CORE: handed to the core and not handed
@@ -115,16 +92,6 @@ struct loop_cmd {
 };
 
 static struct device *loop_root;
-
-static struct loop_hba *to_loop_hba(struct tcmx_wwn *wwn)
-{
-	return container_of(wwn, struct loop_hba, wwn);
-}
-
-static struct loop_tpg *to_loop_tpg(struct tcmx_tpg *tpg)
-{
-	return container_of(tpg, struct loop_tpg, tpg);
-}
 
 /* ---- fast path ---- */
 
@@ -415,14 +382,6 @@ static struct scsi_host_template loop_sht = {
 
 /* ---- WWN: one Scsi_Host ---- */
 
-/*
- * The port names tcm_loop takes, by their prefix: "naa." (a SAS address:
- * 16 hex digits for the target, 16 or 32 for the initiator), "fc." (16 hex
- * digits) or "iqn." (an iSCSI name: printable, no blanks).  A nexus must
- * use its WWN's kind, as in-tree.
- */
-enum loop_kind { LOOP_BAD, LOOP_NAA, LOOP_FC, LOOP_IQN };
-
 static bool loop_all_hex(const char *s, size_t len)
 {
 	size_t i;
@@ -433,7 +392,7 @@ static bool loop_all_hex(const char *s, size_t len)
 	return true;
 }
 
-static enum loop_kind loop_port_kind(const char *name, size_t len, bool target)
+enum loop_kind loop_port_kind(const char *name, size_t len, bool target)
 {
 	size_t i;
 
@@ -554,7 +513,7 @@ static struct tcmx_tpg *loop_make_tpg(struct tcmx_wwn *wwn, u16 tag)
 }
 
 /* Caller holds hba->lock.  Commands to the TPG fail from now on. */
-static void loop_drop_nexus(struct loop_tpg *lt)
+void loop_drop_nexus(struct loop_tpg *lt)
 {
 	struct loop_host *host = shost_priv(lt->hba->shost);
 
@@ -627,160 +586,6 @@ static void loop_pre_unlink(struct tcmx_lun *lun)
 		lt->nr_luns--;
 	mutex_unlock(&lt->hba->lock);
 }
-
-/* ---- tpgt_<t>/ attributes ---- */
-
-static ssize_t loop_tpg_nexus_show(struct config_item *item, char *page)
-{
-	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
-	ssize_t ret = -ENODEV;
-
-	mutex_lock(&lt->hba->lock);
-	if (lt->nexus[0])
-		ret = snprintf(page, PAGE_SIZE, "%s\n", lt->nexus);
-	mutex_unlock(&lt->hba->lock);
-	return ret;
-}
-
-/* a value with a NUL in it would be read only up to the NUL: refused */
-static bool loop_value_has_nul(const char *page, size_t count, u16 tag,
-			       const char *attr)
-{
-	if (!memchr(page, '\0', count))
-		return false;
-	pr_err("tpgt_%u: %s: the value has a NUL byte\n", tag, attr);
-	return true;
-}
-
-static ssize_t loop_tpg_nexus_store(struct config_item *item,
-				    const char *page, size_t count)
-{
-	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
-	struct loop_host *host = shost_priv(lt->hba->shost);
-	size_t len = count;
-	ssize_t ret = count;
-
-	if (loop_value_has_nul(page, count, lt->tpg.tag, "nexus"))
-		return -EINVAL;
-	if (len && page[len - 1] == '\n')
-		len--;
-
-	mutex_lock(&lt->hba->lock);
-	if (len == 4 && !strncmp(page, "NULL", 4)) {
-		if (!lt->nexus[0]) {
-			pr_err("tpgt_%u: no I_T nexus to drop\n", lt->tpg.tag);
-			ret = -ENODEV;
-		} else if (lt->nr_luns) {
-			pr_err("tpgt_%u: %u LUN(s) still linked, nexus kept\n",
-			       lt->tpg.tag, lt->nr_luns);
-			ret = -EPERM;
-		} else {
-			loop_drop_nexus(lt);
-		}
-	} else if (loop_port_kind(page, len, false) !=
-		   loop_port_kind(tcmx_wwn_name(&lt->hba->wwn),
-				  strlen(tcmx_wwn_name(&lt->hba->wwn)), true)) {
-		pr_err("tpgt_%u: initiator port %.*s is not a port name of the WWN's kind (naa.<16 or 32 hex digits>, fc.<16 hex digits>, iqn.<name>)\n",
-		       lt->tpg.tag, (int)min_t(size_t, len, 64), page);
-		ret = -EINVAL;
-	} else if (lt->nexus[0]) {
-		pr_err("tpgt_%u: I_T nexus %s exists, write NULL first\n",
-		       lt->tpg.tag, lt->nexus);
-		ret = -EEXIST;
-	} else {
-		memcpy(lt->nexus, page, len);
-		lt->nexus[len] = '\0';
-		rcu_assign_pointer(host->tpgs[lt->tpg.tag], lt);
-	}
-	mutex_unlock(&lt->hba->lock);
-	return ret;
-}
-
-static ssize_t loop_tpg_transport_status_show(struct config_item *item,
-					      char *page)
-{
-	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
-
-	return snprintf(page, PAGE_SIZE, "%s\n",
-			READ_ONCE(lt->offline) ? "offline" : "online");
-}
-
-static ssize_t loop_tpg_transport_status_store(struct config_item *item,
-					       const char *page, size_t count)
-{
-	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
-
-	if (loop_value_has_nul(page, count, lt->tpg.tag, "transport_status"))
-		return -EINVAL;
-	if (sysfs_streq(page, "online")) {
-		WRITE_ONCE(lt->offline, false);
-		return count;
-	}
-	if (sysfs_streq(page, "offline")) {
-		WRITE_ONCE(lt->offline, true);
-		return count;
-	}
-	pr_err("tpgt_%u: transport_status must be online or offline\n",
-	       lt->tpg.tag);
-	return -EINVAL;
-}
-
-static ssize_t loop_tpg_address_show(struct config_item *item, char *page)
-{
-	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
-
-	return snprintf(page, PAGE_SIZE, "%u:0:%u\n",
-			lt->hba->shost->host_no, lt->tpg.tag);
-}
-
-CONFIGFS_ATTR(loop_tpg_, nexus);
-CONFIGFS_ATTR(loop_tpg_, transport_status);
-CONFIGFS_ATTR_RO(loop_tpg_, address);
-
-static struct configfs_attribute *loop_tpg_attrs[] = {
-	&loop_tpg_attr_nexus,
-	&loop_tpg_attr_transport_status,
-	&loop_tpg_attr_address,
-	NULL,
-};
-
-/* ---- tpgt_<t>/attrib/ ---- */
-
-static ssize_t loop_tpg_attrib_fabric_prot_type_show(struct config_item *item,
-						     char *page)
-{
-	return snprintf(page, PAGE_SIZE, "0\n");	/* no T10 PI */
-}
-
-static ssize_t loop_tpg_attrib_fabric_prot_type_store(struct config_item *item,
-						      const char *page,
-						      size_t count)
-{
-	struct tcmx_tpg *tpg = tcmx_attrib_item_to_tpg(item);
-	unsigned int val;
-	int ret;
-
-	if (loop_value_has_nul(page, count, tpg->tag, "fabric_prot_type"))
-		return -EINVAL;
-	ret = kstrtouint(page, 0, &val);
-	if (ret) {
-		pr_err("tpgt_%u: fabric_prot_type is not a number\n", tpg->tag);
-		return ret;
-	}
-	if (val) {
-		pr_err("tpgt_%u: fabric_prot_type %u unsupported, only 0 (no protection)\n",
-		       tpg->tag, val);
-		return -EINVAL;
-	}
-	return count;
-}
-
-CONFIGFS_ATTR(loop_tpg_attrib_, fabric_prot_type);
-
-static struct configfs_attribute *loop_tpg_attrib_attrs[] = {
-	&loop_tpg_attrib_attr_fabric_prot_type,
-	NULL,
-};
 
 /* ---- module ---- */
 

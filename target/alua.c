@@ -115,8 +115,23 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 CONFIGFS_ATTR(tcmx_gp_, alua_access_state);
 
 /* The other files are fields of the group with a rule (cfs_attr.c). */
+static char *tcmx_gp_home_find(struct config_item *item,
+			       struct tcmx_dev **dev)
+{
+	struct tcmx_tg_pt_gp *gp = container_of(to_config_group(item),
+						struct tcmx_tg_pt_gp, group);
+
+	*dev = gp->dev;
+	return (char *)gp;
+}
+
+static const struct tcmx_cfs_home tcmx_gp_home = {
+	.dir	= "alua/",
+	.find	= tcmx_gp_home_find,
+};
+
 #define TCMX_GP_FIELD(_member)						\
-	TCMX_CFS_FIELD(TCMX_CFS_IN_GP, struct tcmx_tg_pt_gp, _member)
+	TCMX_CFS_FIELD(&tcmx_gp_home, struct tcmx_tg_pt_gp, _member)
 
 TCMX_CFS_ATTR(tcmx_gp_, alua_access_status, 0644, TCMX_GP_FIELD(access_status),
 	      .kind = TCMX_CFS_NAME, .max = 2,

@@ -7,7 +7,8 @@
  * the report nor the policy can drift from the code.
  *
  * The rows live beside their code (sbc.c, spc.c, lbp.c, sbc_integrity.c,
- * xcopy.c, spc_misc.c, pr.c, and the two reports at the end of this file).
+ * xcopy.c, mode.c, buffer.c, pr.c, and the two reports at the end of this
+ * file).
  * tcmx_cdb_init() checks them, turns each usage mask into words of bits to
  * reject, chains the service actions of one opcode, and fills the index;
  * from then on the table is read-only.  tcmx_cdb_row() (tcmx_core.h) finds
@@ -18,12 +19,7 @@
 
 #include <linux/cache.h>
 #include <linux/kernel.h>
-#include <linux/version.h>
-#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+#include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 
@@ -253,8 +249,8 @@ static int __init tcmx_cdb_add(struct tcmx_cmd_desc *rows)
 /* every file's rows; each array ends with a row of len 0 */
 static struct tcmx_cmd_desc *const tcmx_row_arrays[] __initconst = {
 	tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds, tcmx_lbp_cmds,
-	tcmx_integrity_cmds, tcmx_xcopy_cmds, tcmx_spc_misc_cmds,
-	tcmx_pr_cmds,
+	tcmx_integrity_cmds, tcmx_xcopy_cmds, tcmx_mode_cmds,
+	tcmx_buffer_cmds, tcmx_pr_cmds,
 };
 
 int __init tcmx_cdb_init(void)

@@ -3,7 +3,10 @@
  * tcmx_core: the one mechanism for configfs files backed by a field with
  * a rule (struct tcmx_cfs_attr, tcmx_core.h), which serves a device's own
  * files, attrib/, wwn/, alua/<group>/ and iscsi's discovery_auth/; and
- * tcmx_cfs_strip(), the text of any configfs write.
+ * tcmx_cfs_strip(), the text of any configfs write, and
+ * tcmx_parse_index(), the name of a numbered directory.  It knows no
+ * directory: each home (struct tcmx_cfs_home) says how its object is
+ * found and what a new value's further rules are.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,7 +15,6 @@
 #include <linux/module.h>
 #include <linux/string.h>
 #include "tcmx_core.h"
-#include "device.h"
 
 int tcmx_cfs_strip(const char *page, size_t count, size_t max,
 		   unsigned int flags, const char **s, size_t *len)
@@ -54,6 +56,30 @@ int tcmx_cfs_int(const char *page, size_t count, int *val)
 	return kstrtoint(page, 0, val);
 }
 
+/* parse "<prefix><number>" with number < @limit */
+int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
+		     u64 *index)
+{
+	size_t plen = strlen(prefix);
+	const char *num = name + plen;
+	char canon[24];
+
+	/*
+	 * Only the canonical spelling: lun_07 or lun_+7 would be a second
+	 * directory for the index of lun_7, and one LUN would hide the other.
+	 */
+	if (strncmp(name, prefix, plen) || kstrtou64(num, 10, index) ||
+	    *index >= limit)
+		goto bad;
+	snprintf(canon, sizeof(canon), "%llu", *index);
+	if (!strcmp(num, canon))
+		return 0;
+bad:
+	pr_err("%s: expected %s<0..%llu>, in decimal without leading zeros or sign\n",
+	       name, prefix, limit - 1);
+	return -EINVAL;
+}
+
 /* The object a file's field is in, the lock it is under, its device. */
 struct tcmx_cfs_obj {
 	char			*base;
@@ -64,33 +90,13 @@ struct tcmx_cfs_obj {
 static void tcmx_cfs_find(struct config_item *item,
 			  const struct tcmx_cfs_attr *a, struct tcmx_cfs_obj *h)
 {
-	struct tcmx_tg_pt_gp *gp;
-
-	h->dev = NULL;
-	switch (a->home) {
-	case TCMX_CFS_GLOBAL:
+	if (!a->home) {
+		h->dev = NULL;
 		h->base = a->global;
 		h->lock = &tcmx_cfs_mutex;
 		return;
-	case TCMX_CFS_IN_DEV:
-		h->dev = TCMX_DEV_OF(item, group);
-		h->base = (char *)h->dev;
-		break;
-	case TCMX_CFS_IN_WWN:
-		h->dev = TCMX_DEV_OF(item, wwn_group);
-		h->base = (char *)&h->dev->t10;
-		break;
-	case TCMX_CFS_IN_GP:
-		gp = container_of(to_config_group(item), struct tcmx_tg_pt_gp,
-				  group);
-		h->dev = gp->dev;
-		h->base = (char *)gp;
-		break;
-	default:
-		h->dev = TCMX_DEV_OF(item, attrib_group);
-		h->base = (char *)&h->dev->attrib;
-		break;
 	}
+	h->base = a->home->find(item, &h->dev);
 	h->lock = &h->dev->lock;
 }
 
@@ -110,14 +116,14 @@ void tcmx_cfs_err(struct config_item *item, const struct tcmx_cfs_attr *a,
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	if (a->home == TCMX_CFS_IN_DEV)
+	if (a->home && !a->home->dir)
 		pr_err("%s: %s: %pV\n", tcmx_dev_name(h->dev),
 		       a->attr.ca_name, &vaf);
 	else
 		pr_err("%s: %s%s/%s: %pV\n",
 		       h->dev ? tcmx_dev_name(h->dev) :
 				config_item_name(item->ci_parent),
-		       a->home == TCMX_CFS_IN_GP ? "alua/" : "", dir,
+		       a->home ? a->home->dir : "", dir,
 		       a->attr.ca_name, &vaf);
 	va_end(args);
 }
@@ -244,12 +250,12 @@ ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
 					tcmx_cfs_get(field, a) & ~a->bit);
 	} else if (val != tcmx_cfs_get(field, a)) {
 		ret = tcmx_cfs_idle(item, a, &h);
-		if (!ret && a->home == TCMX_CFS_IN_ATTRIB)
-			ret = tcmx_dev_attrib_check(h.dev, a, val);
+		if (!ret && a->home && a->home->check)
+			ret = a->home->check(h.dev, a, val);
 		if (!ret) {
 			tcmx_cfs_set(h.base, a, val);
-			if (a->home == TCMX_CFS_IN_ATTRIB)
-				tcmx_dev_attrib_apply(h.dev, a);
+			if (a->home && a->home->apply)
+				a->home->apply(h.dev, a);
 		}
 	}
 	mutex_unlock(h.lock);

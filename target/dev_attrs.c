@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tcmx_core: the attrib/, wwn/ and pr/ directories of a device
+ * tcmx_core: the attrib/ and wwn/ directories of a device
  * (core/<plugin>_<id>/<name>/...) and the device's default attributes,
  * most of them files of the one mechanism (struct tcmx_cfs_attr,
  * cfs_attr.c).
@@ -33,32 +33,15 @@
 /* <dev>/attrib: the list in dev_attrib.h                             */
 /* ------------------------------------------------------------------ */
 
-#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags)		\
-	TCMX_CFS_ATTR(tcmx_da_, _name,					\
-		      (_flags) & TCMX_CFS_RO ? 0444 : 0644,		\
-		      TCMX_CFS_FIELD(TCMX_CFS_IN_ATTRIB,		\
-				     struct tcmx_dev_attrib, _name),	\
-		      .def = _def, .min = _min, .max = _max,		\
-		      .flags = _flags)
-#include "dev_attrib.h"
-#undef TCMX_DEV_ATTRIB
-
-static struct configfs_attribute *tcmx_attrib_attrs[] = {
-#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags) (&tcmx_da_##_name.attr),
-#include "dev_attrib.h"
-#undef TCMX_DEV_ATTRIB
-	NULL,
-};
-
 #define TCMX_DA_IS(a, name) \
 	((a)->off == offsetof(struct tcmx_dev_attrib, name))
 
 /*
- * A new value's rules beyond its range (device.h): UNMAP and WRITE SAME
- * with UNMAP need a backend that can deallocate.
+ * A new value's rules beyond its range: UNMAP and WRITE SAME with UNMAP
+ * need a backend that can deallocate.
  */
-int tcmx_dev_attrib_check(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a,
-			  u32 val)
+static int tcmx_dev_attrib_check(struct tcmx_dev *dev,
+				 const struct tcmx_cfs_attr *a, u32 val)
 {
 	if ((TCMX_DA_IS(a, emulate_tpu) || TCMX_DA_IS(a, emulate_tpws)) &&
 	    val && !dev->ops->unmap) {
@@ -69,9 +52,9 @@ int tcmx_dev_attrib_check(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a,
 	return 0;
 }
 
-/* Side effects of a new device attribute value (device.h). */
-void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
-			   const struct tcmx_cfs_attr *a)
+/* Side effects of a new device attribute value. */
+static void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
+				  const struct tcmx_cfs_attr *a)
 {
 	struct tcmx_dev_attrib *da = &dev->attrib;
 
@@ -92,6 +75,37 @@ void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
 			sizeof(dev->t10.model));
 	}
 }
+
+static char *tcmx_attrib_home_find(struct config_item *item,
+				   struct tcmx_dev **dev)
+{
+	*dev = TCMX_DEV_OF(item, attrib_group);
+	return (char *)&(*dev)->attrib;
+}
+
+static const struct tcmx_cfs_home tcmx_dev_attrib_home = {
+	.dir	= "",
+	.find	= tcmx_attrib_home_find,
+	.check	= tcmx_dev_attrib_check,
+	.apply	= tcmx_dev_attrib_apply,
+};
+
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags)		\
+	TCMX_CFS_ATTR(tcmx_da_, _name,					\
+		      (_flags) & TCMX_CFS_RO ? 0444 : 0644,		\
+		      TCMX_CFS_FIELD(&tcmx_dev_attrib_home,		\
+				     struct tcmx_dev_attrib, _name),	\
+		      .def = _def, .min = _min, .max = _max,		\
+		      .flags = _flags)
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
+
+static struct configfs_attribute *tcmx_attrib_attrs[] = {
+#define TCMX_DEV_ATTRIB(_name, _def, _min, _max, _flags) (&tcmx_da_##_name.attr),
+#include "dev_attrib.h"
+#undef TCMX_DEV_ATTRIB
+	NULL,
+};
 
 static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 {
@@ -143,8 +157,20 @@ static const struct config_item_type tcmx_attrib_type = {
  * printable ASCII that fits, and the device must not be exported
  * (initiators cache these).
  */
+static char *tcmx_wwn_home_find(struct config_item *item,
+				struct tcmx_dev **dev)
+{
+	*dev = TCMX_DEV_OF(item, wwn_group);
+	return (char *)&(*dev)->t10;
+}
+
+static const struct tcmx_cfs_home tcmx_wwn_home = {
+	.dir	= "",
+	.find	= tcmx_wwn_home_find,
+};
+
 #define TCMX_T10_TEXT(_member)						\
-	TCMX_CFS_FIELD(TCMX_CFS_IN_WWN, struct tcmx_t10_wwn, _member),	\
+	TCMX_CFS_FIELD(&tcmx_wwn_home, struct tcmx_t10_wwn, _member),	\
 	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_IDLE,			\
 	.strip = TCMX_STRIP_SPACE | TCMX_STRIP_ASCII
 
@@ -215,70 +241,6 @@ static const struct config_item_type tcmx_wwn_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-/* ------------------------------------------------------------------ */
-/* <dev>/pr: the reservation state (pr.c)                             */
-/* ------------------------------------------------------------------ */
-
-#define TCMX_PR_ATTR(_name, _what)					\
-static ssize_t tcmx_pr_##_name##_show(struct config_item *item, char *page) \
-{									\
-	return tcmx_pr_show(TCMX_DEV_OF(item, pr_group), _what, page);	\
-}									\
-CONFIGFS_ATTR_RO(tcmx_pr_, _name)
-
-TCMX_PR_ATTR(res_holder, TCMX_PR_SHOW_HOLDER);
-TCMX_PR_ATTR(res_pr_all_tgt_pts, TCMX_PR_SHOW_ALL_TGT_PTS);
-TCMX_PR_ATTR(res_pr_holder_tg_port, TCMX_PR_SHOW_HOLDER_TG_PORT);
-TCMX_PR_ATTR(res_pr_registered_i_pts, TCMX_PR_SHOW_REGISTERED);
-TCMX_PR_ATTR(res_pr_type, TCMX_PR_SHOW_TYPE);
-TCMX_PR_ATTR(res_type, TCMX_PR_SHOW_RES_TYPE);
-TCMX_PR_ATTR(res_aptpl_active, TCMX_PR_SHOW_APTPL);
-
-static ssize_t tcmx_pr_res_pr_generation_show(struct config_item *item,
-					      char *page)
-{
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
-
-	return sysfs_emit(page, "0x%08x\n", READ_ONCE(dev->pr_generation));
-}
-CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_generation);
-
-static ssize_t tcmx_pr_res_aptpl_metadata_show(struct config_item *item,
-					       char *page)
-{
-	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
-
-	if (!READ_ONCE(dev->attrib.emulate_pr))
-		return 0;
-	return sysfs_emit(page, "Ready to process PR APTPL metadata..\n");
-}
-
-static ssize_t tcmx_pr_res_aptpl_metadata_store(struct config_item *item,
-						const char *page, size_t count)
-{
-	return tcmx_pr_aptpl_metadata(TCMX_DEV_OF(item, pr_group), page,
-				      count);
-}
-CONFIGFS_ATTR(tcmx_pr_, res_aptpl_metadata);
-
-static struct configfs_attribute *tcmx_pr_attrs[] = {
-	&tcmx_pr_attr_res_holder,
-	&tcmx_pr_attr_res_pr_all_tgt_pts,
-	&tcmx_pr_attr_res_pr_generation,
-	&tcmx_pr_attr_res_pr_holder_tg_port,
-	&tcmx_pr_attr_res_pr_registered_i_pts,
-	&tcmx_pr_attr_res_pr_type,
-	&tcmx_pr_attr_res_type,
-	&tcmx_pr_attr_res_aptpl_active,
-	&tcmx_pr_attr_res_aptpl_metadata,
-	NULL,
-};
-
-static const struct config_item_type tcmx_pr_type = {
-	.ct_attrs	= tcmx_pr_attrs,
-	.ct_owner	= THIS_MODULE,
-};
-
 void tcmx_dev_attrs_init(struct tcmx_dev *dev)
 {
 	tcmx_dev_set_defaults(dev);
@@ -288,6 +250,6 @@ void tcmx_dev_attrs_init(struct tcmx_dev *dev)
 	configfs_add_default_group(&dev->attrib_group, &dev->group);
 	config_group_init_type_name(&dev->wwn_group, "wwn", &tcmx_wwn_type);
 	configfs_add_default_group(&dev->wwn_group, &dev->group);
-	config_group_init_type_name(&dev->pr_group, "pr", &tcmx_pr_type);
+	config_group_init_type_name(&dev->pr_group, "pr", &tcmx_pr_cfs_type);
 	configfs_add_default_group(&dev->pr_group, &dev->group);
 }

@@ -297,8 +297,19 @@ CONFIGFS_ATTR(tcmx_dev_, enable);
  * udev_path, alias: any text but NUL that fits, one newline dropped; shown
  * as nothing while empty, as in-tree.
  */
+static char *tcmx_dev_home_find(struct config_item *item,
+				struct tcmx_dev **dev)
+{
+	*dev = TCMX_DEV_OF(item, group);
+	return (char *)*dev;
+}
+
+static const struct tcmx_cfs_home tcmx_dev_home = {
+	.find	= tcmx_dev_home_find,
+};
+
 #define TCMX_DEV_TEXT(_member)						\
-	TCMX_CFS_FIELD(TCMX_CFS_IN_DEV, struct tcmx_dev, _member),	\
+	TCMX_CFS_FIELD(&tcmx_dev_home, struct tcmx_dev, _member),	\
 	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_OPT
 
 TCMX_CFS_ATTR(tcmx_dev_, udev_path, 0644, TCMX_DEV_TEXT(udev_path))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by device.c, dev_attrs.c, alua.c and cfs_attr.c only. */
+/* Shared by device.c, dev_attrs.c and alua.c only. */
 #ifndef TCMX_DEVICE_H
 #define TCMX_DEVICE_H
 
@@ -15,15 +15,5 @@
  */
 void tcmx_dev_attrs_init(struct tcmx_dev *dev);
 void tcmx_alua_dev_init(struct tcmx_dev *dev);
-
-/*
- * dev_attrs.c: a rule of @a's beyond its range for @val (pr_err and
- * -EINVAL); dev->lock held
- */
-int tcmx_dev_attrib_check(struct tcmx_dev *dev, const struct tcmx_cfs_attr *a,
-			  u32 val);
-/* dev_attrs.c: side effects of @a's new value in attrib/; dev->lock held */
-void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
-			   const struct tcmx_cfs_attr *a);
 
 #endif /* TCMX_DEVICE_H */

@@ -37,30 +37,6 @@ static struct tcmx_wwn *to_wwn(struct config_item *item)
 	return container_of(to_config_group(item), struct tcmx_wwn, group);
 }
 
-/* parse "<prefix><number>" with number < @limit */
-int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
-		     u64 *index)
-{
-	size_t plen = strlen(prefix);
-	const char *num = name + plen;
-	char canon[24];
-
-	/*
-	 * Only the canonical spelling: lun_07 or lun_+7 would be a second
-	 * directory for the index of lun_7, and one LUN would hide the other.
-	 */
-	if (strncmp(name, prefix, plen) || kstrtou64(num, 10, index) ||
-	    *index >= limit)
-		goto bad;
-	snprintf(canon, sizeof(canon), "%llu", *index);
-	if (!strcmp(num, canon))
-		return 0;
-bad:
-	pr_err("%s: expected %s<0..%llu>, in decimal without leading zeros or sign\n",
-	       name, prefix, limit - 1);
-	return -EINVAL;
-}
-
 /* $T/<fabric>/<wwn>/tpgt_<t> */
 
 static void tcmx_tpg_release(struct config_item *item)

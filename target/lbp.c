@@ -18,12 +18,7 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/version.h>
-#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+#include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 

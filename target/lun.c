@@ -126,6 +126,52 @@ static void tcmx_lun_drain(struct tcmx_lun *lun)
 /* lun_<n>: link, unlink, release                                     */
 /* ------------------------------------------------------------------ */
 
+/* tcmx_cfs_mutex held: undo tcmx_lun_link_dev() for an unpublished LUN */
+static void tcmx_lun_link_undo(struct tcmx_lun *lun, struct tcmx_dev *dev)
+{
+	tcmx_lun_drain(lun);
+	lun->dev = NULL;
+	tcmx_lun_unexport(lun, dev);
+	percpu_ref_exit(&lun->ref);
+	free_percpu(lun->stats);
+	lun->stats = NULL;
+}
+
+/* tcmx_cfs_mutex held: export @dev through @lun and publish the LUN */
+static int tcmx_lun_link_dev(struct tcmx_lun *lun, struct tcmx_dev *dev)
+{
+	int ret;
+
+	lun->stats = alloc_percpu(struct tcmx_stats);
+	if (!lun->stats)
+		return -ENOMEM;
+	ret = percpu_ref_init(&lun->ref, tcmx_lun_ref_release, 0, GFP_KERNEL);
+	if (ret)
+		goto out_free_stats;
+	init_completion(&lun->drained);
+	ret = tcmx_lun_export(lun, dev);
+	if (ret)
+		goto out_ref_exit;
+	lun->dev = dev;
+	/* a new I_T nexus to the LUN; the TPG's other LUNs see it come */
+	tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
+	WRITE_ONCE(lun->unlinking, false);
+	ret = tcmx_lun_publish(lun);
+	if (ret) {
+		tcmx_lun_link_undo(lun, dev);
+		return ret;
+	}
+	tcmx_ua_tpg(lun->tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
+	return 0;
+
+out_ref_exit:
+	percpu_ref_exit(&lun->ref);
+out_free_stats:
+	free_percpu(lun->stats);
+	lun->stats = NULL;
+	return ret;
+}
+
 static int tcmx_lun_allow_link(struct config_item *item,
 			       struct config_item *target)
 {
@@ -146,34 +192,16 @@ static int tcmx_lun_allow_link(struct config_item *item,
 		pr_err("%s: already linked to a device\n",
 		       config_item_name(item));
 		ret = -EEXIST;
-		goto out_unlock;
-	}
-	if (dev->dropped) {
+	} else if (dev->dropped) {
 		pr_err("%s: device %s is being removed\n",
 		       config_item_name(item), config_item_name(target));
 		ret = -ENODEV;
-		goto out_unlock;
+	} else {
+		ret = tcmx_lun_link_dev(lun, dev);
 	}
-	ret = -ENOMEM;
-	lun->stats = alloc_percpu(struct tcmx_stats);
-	if (!lun->stats)
-		goto out_unlock;
-	ret = percpu_ref_init(&lun->ref, tcmx_lun_ref_release, 0, GFP_KERNEL);
-	if (ret)
-		goto out_free_stats;
-	init_completion(&lun->drained);
-	ret = tcmx_lun_export(lun, dev);
-	if (ret)
-		goto out_ref_exit;
-	lun->dev = dev;
-	/* a new I_T nexus to the LUN; the TPG's other LUNs see it come */
-	tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
-	WRITE_ONCE(lun->unlinking, false);
-	ret = tcmx_lun_publish(lun);
-	if (ret)
-		goto out_drain;
-	tcmx_ua_tpg(tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
 	mutex_unlock(&tcmx_cfs_mutex);
+	if (ret)
+		return ret;
 
 	/* the fabric may send commands to the LUN from here on */
 	ret = tpg->ops->post_link ? tpg->ops->post_link(lun) : 0;
@@ -187,16 +215,7 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	       ret);
 	mutex_lock(&tcmx_cfs_mutex);
 	tcmx_lun_unpublish(lun);
-out_drain:
-	tcmx_lun_drain(lun);
-	lun->dev = NULL;
-	tcmx_lun_unexport(lun, dev);
-out_ref_exit:
-	percpu_ref_exit(&lun->ref);
-out_free_stats:
-	free_percpu(lun->stats);
-	lun->stats = NULL;
-out_unlock:
+	tcmx_lun_link_undo(lun, dev);
 	mutex_unlock(&tcmx_cfs_mutex);
 	return ret;
 }

@@ -162,9 +162,34 @@ static u8 tcmx_proto_id(const char *fabric)
 		SCSI_PROTOCOL_ISCSI;
 }
 
-/* Field @f of @v, in the in-tree format of the files that show it. */
-static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
-			      enum tcmx_stat_field f, char *page)
+/* The counters of @v: tcmx_stat_emit()'s TCMX_SF_CMDS..TCMX_SF_CREATED. */
+static ssize_t tcmx_stat_emit_io(const struct tcmx_stat_view *v,
+				 enum tcmx_stat_field f, char *page)
+{
+	switch (f) {
+	case TCMX_SF_CMDS:
+		return sysfs_emit(page, "%llu\n", v->sum.cmds);
+	case TCMX_SF_READ_MB:
+		return sysfs_emit(page, "%llu\n", v->sum.read_bytes >> 20);
+	case TCMX_SF_WRITE_MB:
+		return sysfs_emit(page, "%llu\n", v->sum.write_bytes >> 20);
+	case TCMX_SF_READ_MB32:
+		return sysfs_emit(page, "%u\n", (u32)(v->sum.read_bytes >> 20));
+	case TCMX_SF_WRITE_MB32:
+		return sysfs_emit(page, "%u\n",
+				  (u32)(v->sum.write_bytes >> 20));
+	case TCMX_SF_CREATED:	/* hundredths of a second from boot, a u32 */
+		return sysfs_emit(page, "%u\n",
+				  (u32)div_u64((v->created - INITIAL_JIFFIES) *
+					       100, HZ));
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The port of @v: tcmx_stat_emit()'s TCMX_SF_DEVICE_ROLE..PROTO_ID. */
+static ssize_t tcmx_stat_emit_port(const struct tcmx_stat_view *v,
+				   enum tcmx_stat_field f, char *page)
 {
 	const struct tcmx_t10_wwn *t10 = &v->t10;
 	const char *fabric = NULL, *wwn = NULL;
@@ -173,6 +198,31 @@ static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
 		fabric = v->lun->tpg->ops->name;
 		wwn = tcmx_wwn_name(v->lun->tpg->wwn);
 	}
+	switch (f) {
+	case TCMX_SF_DEVICE_ROLE:
+		return sysfs_emit(page, "Device%u\n", v->dev_index);
+	case TCMX_SF_PORT_NAME:
+		return sysfs_emit(page, "%sPort#%u\n", fabric, v->rtpi);
+	case TCMX_SF_PORT_INDEX:
+		return sysfs_emit(page, "%s+t+%u\n", wwn, v->lun->tpg->tag);
+	case TCMX_SF_TRANSPORT:
+		return sysfs_emit(page, "scsiTransport%s\n", fabric);
+	case TCMX_SF_DEV_NAME:
+		return sysfs_emit(page, "%s+%s\n", wwn, t10->unit_serial[0] ?
+				  t10->unit_serial : t10->vendor);
+	case TCMX_SF_PROTO_ID:
+		return sysfs_emit(page, "%u\n", tcmx_proto_id(fabric));
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Field @f of @v, in the in-tree format of the files that show it. */
+static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
+			      enum tcmx_stat_field f, char *page)
+{
+	const struct tcmx_t10_wwn *t10 = &v->t10;
+
 	switch (f) {
 	case TCMX_SF_ZERO:
 		return sysfs_emit(page, "0\n");
@@ -211,33 +261,19 @@ static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
 	case TCMX_SF_STATE_BIT:
 		return sysfs_emit(page, "exposed\n");
 	case TCMX_SF_CMDS:
-		return sysfs_emit(page, "%llu\n", v->sum.cmds);
 	case TCMX_SF_READ_MB:
-		return sysfs_emit(page, "%llu\n", v->sum.read_bytes >> 20);
 	case TCMX_SF_WRITE_MB:
-		return sysfs_emit(page, "%llu\n", v->sum.write_bytes >> 20);
 	case TCMX_SF_READ_MB32:
-		return sysfs_emit(page, "%u\n", (u32)(v->sum.read_bytes >> 20));
 	case TCMX_SF_WRITE_MB32:
-		return sysfs_emit(page, "%u\n",
-				  (u32)(v->sum.write_bytes >> 20));
-	case TCMX_SF_CREATED:	/* hundredths of a second from boot, a u32 */
-		return sysfs_emit(page, "%u\n",
-				  (u32)div_u64((v->created - INITIAL_JIFFIES) *
-					       100, HZ));
+	case TCMX_SF_CREATED:
+		return tcmx_stat_emit_io(v, f, page);
 	case TCMX_SF_DEVICE_ROLE:
-		return sysfs_emit(page, "Device%u\n", v->dev_index);
 	case TCMX_SF_PORT_NAME:
-		return sysfs_emit(page, "%sPort#%u\n", fabric, v->rtpi);
 	case TCMX_SF_PORT_INDEX:
-		return sysfs_emit(page, "%s+t+%u\n", wwn, v->lun->tpg->tag);
 	case TCMX_SF_TRANSPORT:
-		return sysfs_emit(page, "scsiTransport%s\n", fabric);
 	case TCMX_SF_DEV_NAME:
-		return sysfs_emit(page, "%s+%s\n", wwn, t10->unit_serial[0] ?
-				  t10->unit_serial : t10->vendor);
 	case TCMX_SF_PROTO_ID:
-		return sysfs_emit(page, "%u\n", tcmx_proto_id(fabric));
+		return tcmx_stat_emit_port(v, f, page);
 	}
 	return -EINVAL;
 }

@@ -291,7 +291,7 @@ struct tcmx_dev {
 	u64				excl_lba;
 	u64				excl_nr;
 	/* allocated on first use, freed with the device */
-	struct tcmx_echo_buf		*echo_buf;	/* spc_misc.c */
+	struct tcmx_echo_buf		*echo_buf;	/* buffer.c */
 	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */
 	/*
 	 * Mode parameters MODE SELECT sets (spc.c; changed under dev->lock,

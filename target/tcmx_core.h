@@ -38,13 +38,18 @@
  *   sbc_integrity.c  VERIFY, WRITE AND VERIFY, COMPARE AND WRITE, ORWRITE,
  *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; a WRITE the
  *                exclusion holds back
- *   spc.c        primary commands: their table rows, INQUIRY, MODE SENSE,
- *                MODE SELECT, REPORT LUNS, REQUEST SENSE
- *   spc_misc.c   REPORT TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ and
- *                WRITE BUFFER
+ *   spc.c        primary commands: their table rows, INQUIRY, REPORT LUNS,
+ *                REQUEST SENSE, REPORT TIMESTAMP, PREVENT ALLOW MEDIUM
+ *                REMOVAL
+ *   mode.c       MODE SENSE, MODE SELECT
+ *   buffer.c     READ BUFFER, WRITE BUFFER: the echo buffer
  *   xcopy.c      EXTENDED COPY (LID1), RECEIVE COPY RESULTS
  *   pr.c         PERSISTENT RESERVE IN/OUT, SPC-2 RESERVE/RELEASE, the
  *                gate's conflict check
+ *   pr_in.c      PERSISTENT RESERVE IN
+ *   pr_out.c     PERSISTENT RESERVE OUT
+ *   pr_aptpl.c   the APTPL file and pr/res_aptpl_metadata
+ *   pr_cfs.c     <dev>/pr/
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
@@ -74,7 +79,7 @@ struct tcmx_fabric {
 /* core.c */
 extern struct mutex tcmx_cfs_mutex;	/* registries, link/unlink, dbroot */
 extern int tcmx_dev_count;		/* under tcmx_cfs_mutex */
-/* fixed while a device exists (pr.c reads it for APTPL) */
+/* fixed while a device exists (pr_aptpl.c reads it for APTPL) */
 extern char tcmx_dbroot[];
 
 /* device.c: the $T/core subtree and the backend registry */
@@ -105,9 +110,6 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 struct config_group *tcmx_fabric_make_dir(const char *name);
 int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 		    struct configfs_attribute **discovery_attrs);
-/* parse "<prefix><number>" with number < @limit; pr_err and -EINVAL */
-int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
-		     u64 *index);
 
 /* lun.c: fill in tf->tpg_lun_type (<tpg>/lun) and tf->lun_type (lun_<n>) */
 void tcmx_lun_init_types(struct tcmx_fabric *tf);
@@ -234,7 +236,8 @@ extern struct tcmx_cmd_desc tcmx_cdb_cmds[];
 extern struct tcmx_cmd_desc tcmx_lbp_cmds[];		/* lbp.c */
 extern struct tcmx_cmd_desc tcmx_integrity_cmds[];	/* sbc_integrity.c */
 extern struct tcmx_cmd_desc tcmx_xcopy_cmds[];		/* xcopy.c */
-extern struct tcmx_cmd_desc tcmx_spc_misc_cmds[];	/* spc_misc.c */
+extern struct tcmx_cmd_desc tcmx_mode_cmds[];		/* mode.c */
+extern struct tcmx_cmd_desc tcmx_buffer_cmds[];	/* buffer.c */
 extern struct tcmx_cmd_desc tcmx_pr_cmds[];		/* pr.c */
 
 #define TCMX_SA_MASK	0x1f	/* service action: byte 1 bits 4-0 */
@@ -399,8 +402,8 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * leaving dev->luns drops its registration and reservations (dev->lock
  * held, the LUN drained); a LUN just linked takes up the registrations
  * pr/res_aptpl_metadata restored for its nexus; a device's end frees
- * those still waiting; pr/res_aptpl_metadata's store; the state as the
- * pr/ files show it.
+ * those still waiting (pr_aptpl.c); pr/res_aptpl_metadata's store
+ * (pr_aptpl.c).
  */
 enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d);
@@ -410,17 +413,8 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count);
-enum tcmx_pr_show {
-	TCMX_PR_SHOW_HOLDER,		/* res_holder */
-	TCMX_PR_SHOW_ALL_TGT_PTS,	/* res_pr_all_tgt_pts */
-	TCMX_PR_SHOW_HOLDER_TG_PORT,	/* res_pr_holder_tg_port */
-	TCMX_PR_SHOW_REGISTERED,	/* res_pr_registered_i_pts */
-	TCMX_PR_SHOW_TYPE,		/* res_pr_type */
-	TCMX_PR_SHOW_RES_TYPE,		/* res_type */
-	TCMX_PR_SHOW_APTPL,		/* res_aptpl_active */
-};
-ssize_t tcmx_pr_show(struct tcmx_dev *dev, enum tcmx_pr_show what,
-		     char *page);
+/* pr_cfs.c: <dev>/pr/ */
+extern const struct config_item_type tcmx_pr_cfs_type;
 
 /* transport.c: the core's workqueue for tcmx_defer() and device drops */
 extern struct workqueue_struct *tcmx_wq;
@@ -466,24 +460,47 @@ int tcmx_cfs_u32(const char *page, size_t count, u32 *val);
  */
 #define TCMX_CFS_ECHO		64
 int tcmx_cfs_int(const char *page, size_t count, int *val);
+/*
+ * A directory's name "<prefix><number>" with number < @limit, in decimal
+ * without leading zeros or sign, into *@index; else pr_err and -EINVAL.
+ */
+int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
+		     u64 *index);
 
 /*
  * cfs_attr.c: a configfs file backed by a field with a rule, one struct
  * tcmx_cfs_attr per file, declared by TCMX_CFS_ATTR(), and one show and
- * one store for them all.  The field is found from the file's directory
- * (@home) and an offset; its width is @size.  A store takes the home's
- * lock (dev->lock; tcmx_cfs_mutex for a global), checks the rule and on a
- * bad value returns -EINVAL (-EBUSY for TCMX_CFS_IDLE while a LUN exports
- * the device) with one pr_err naming the object and the file, leaving the
+ * one store for them all.  The field is at an offset in its home, the
+ * object that the file's directory stands for, which the home's ->find()
+ * returns (@global instead for a directory of one global object); its
+ * width is @size.  A store takes the home's lock (dev->lock;
+ * tcmx_cfs_mutex for a global), checks the rule and on a bad value
+ * returns -EINVAL (-EBUSY for TCMX_CFS_IDLE while a LUN exports the
+ * device) with one pr_err naming the object and the file, leaving the
  * value as it was.  Files with rules of their own are plain
  * CONFIGFS_ATTR()s.
  */
-enum tcmx_cfs_home {
-	TCMX_CFS_IN_ATTRIB,	/* <dev>/attrib: dev->attrib */
-	TCMX_CFS_IN_WWN,	/* <dev>/wwn: dev->t10 */
-	TCMX_CFS_IN_GP,		/* <dev>/alua/<group>: the tcmx_tg_pt_gp */
-	TCMX_CFS_IN_DEV,	/* <dev>: the tcmx_dev */
-	TCMX_CFS_GLOBAL,	/* @global, one object for the directory */
+struct tcmx_cfs_attr;
+
+/*
+ * A directory of a device whose files are fields of one object: declared
+ * by the file that owns the directory (dev_attrs.c, device.c, alua.c).
+ */
+struct tcmx_cfs_home {
+	/* before the directory's name in an error line; NULL: the device's
+	 * own files, named without a directory
+	 */
+	const char	*dir;
+	/* the object of @item's directory, and in *@dev its device */
+	char		*(*find)(struct config_item *item,
+				 struct tcmx_dev **dev);
+	/* optional, dev->lock held: a rule beyond the range (pr_err and
+	 * -EINVAL), then the side effects of a value once set
+	 */
+	int		(*check)(struct tcmx_dev *dev,
+				 const struct tcmx_cfs_attr *a, u32 val);
+	void		(*apply)(struct tcmx_dev *dev,
+				 const struct tcmx_cfs_attr *a);
 };
 
 enum tcmx_cfs_kind {
@@ -505,7 +522,7 @@ enum tcmx_cfs_kind {
 
 struct tcmx_cfs_attr {
 	struct configfs_attribute	attr;
-	u8				home;	/* enum tcmx_cfs_home */
+	const struct tcmx_cfs_home	*home;	/* NULL: @global */
 	u8				kind;	/* enum tcmx_cfs_kind */
 	u8				flags;	/* TCMX_CFS_* */
 	u8				bit;	/* BIT */
@@ -523,8 +540,7 @@ struct tcmx_cfs_attr {
 	.home = _home, .off = offsetof(_type, _member),			\
 	.size = sizeof_field(_type, _member)
 #define TCMX_CFS_GLOBAL_FIELD(_obj, _member)				\
-	TCMX_CFS_FIELD(TCMX_CFS_GLOBAL, typeof(_obj), _member),		\
-	.global = &(_obj)
+	TCMX_CFS_FIELD(NULL, typeof(_obj), _member), .global = &(_obj)
 
 ssize_t tcmx_cfs_show(struct config_item *item, char *page,
 		      const struct tcmx_cfs_attr *a);

@@ -316,7 +316,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fz_add_rows(tcmx_lbp_cmds);
 	fz_add_rows(tcmx_integrity_cmds);
 	fz_add_rows(tcmx_xcopy_cmds);
-	fz_add_rows(tcmx_spc_misc_cmds);
+	fz_add_rows(tcmx_mode_cmds);
+	fz_add_rows(tcmx_buffer_cmds);
 	fz_add_rows(tcmx_pr_cmds);
 	fz.trace = getenv("FUZZ_TRACE");
 	atexit(fz_report);

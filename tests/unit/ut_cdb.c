@@ -84,8 +84,8 @@ static unsigned int rsoc_count(void)
 {
 	const struct tcmx_cmd_desc *rows[] = {
 		tcmx_sbc_cmds, tcmx_spc_cmds, tcmx_cdb_cmds, tcmx_lbp_cmds,
-		tcmx_integrity_cmds, tcmx_xcopy_cmds, tcmx_spc_misc_cmds,
-		tcmx_pr_cmds,
+		tcmx_integrity_cmds, tcmx_xcopy_cmds, tcmx_mode_cmds,
+		tcmx_buffer_cmds, tcmx_pr_cmds,
 	};
 	const struct tcmx_cmd_desc *d;
 	unsigned int i, n = 0;

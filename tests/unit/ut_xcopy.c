@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * EXTENDED COPY and RECEIVE COPY RESULTS (xcopy.c), VPD pages 86h and 8Fh
- * and the 3PC bit (spc.c), and the commands of spc_misc.c: REPORT
- * TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL, READ/WRITE BUFFER (echo).
+ * and the 3PC bit (spc.c), and the smaller primary commands: REPORT
+ * TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL (spc.c), READ/WRITE BUFFER
+ * (echo; buffer.c).
  * The backend is a 4 MiB window of memory per device; a second device,
  * found by its NAA through the stand-in of device.c's look-up below,
  * exercises copies between devices.
@@ -368,7 +369,7 @@ void ut_test_xcopy(void)
 	xt_teardown();
 }
 
-/* ---- spc_misc.c and VPD page 86h ---- */
+/* ---- timestamp, medium removal, buffers and VPD page 86h ---- */
 
 static void misc_ext_inquiry(void)
 {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Further primary commands: REPORT TIMESTAMP, PREVENT ALLOW MEDIUM
- * REMOVAL, and READ BUFFER / WRITE BUFFER with the echo buffer.
+ * READ BUFFER and WRITE BUFFER (SPC-4 6.17, 6.49) with the echo buffer.
  *
  * The echo buffer is one per device, of TCMX_ECHO_MAX bytes, allocated by
  * the first WRITE BUFFER (in a worker: it sleeps) and freed
@@ -10,15 +9,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
-#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
-#include <linux/version.h>
-#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE	/* moved there in 6.12 */
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+#include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 
@@ -35,39 +28,6 @@ struct tcmx_echo_buf {
 
 /* every device's echo buffer: its contents and its allocation */
 static DEFINE_MUTEX(tcmx_echo_mutex);
-
-/* ---- REPORT TIMESTAMP (SPC-4 6.29) ------------------------------------ */
-
-#define TIMESTAMP_LEN		12
-#define TIMESTAMP_ORIGIN_OTHER	0x03	/* set outside this standard */
-
-/* The system's wall clock, in milliseconds since the epoch (48 bits). */
-static enum tcmx_status spc_report_timestamp(struct tcmx_cmd *cmd)
-{
-	u32 alloc_len = get_unaligned_be32(&cmd->cdb[6]);
-	u64 ms = div_u64(ktime_get_real_ns(), NSEC_PER_MSEC);
-	u8 p[TIMESTAMP_LEN] = {};
-
-	put_unaligned_be16(TIMESTAMP_LEN - 2, &p[0]);
-	p[2] = TIMESTAMP_ORIGIN_OTHER;
-	put_unaligned_be16(ms >> 32, &p[4]);
-	put_unaligned_be32(ms, &p[6]);
-	tcmx_cmd_copy_to_sgl(cmd, p, min_t(u32, sizeof(p), alloc_len));
-	return TCMX_GOOD;
-}
-
-/* ---- PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.13) ------------------------ */
-
-/* The medium is not removable (RMB 0): removal cannot be prevented. */
-static enum tcmx_status spc_prevent_allow(struct tcmx_cmd *cmd)
-{
-	if (cmd->cdb[4] & 0x03)				/* PREVENT */
-		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
-					4, 1);
-	return TCMX_GOOD;
-}
-
-/* ---- READ BUFFER / WRITE BUFFER: the echo buffer ---------------------- */
 
 static enum tcmx_status spc_bad_mode(struct tcmx_cmd *cmd)
 {
@@ -156,11 +116,7 @@ static enum tcmx_status spc_parse_read_buffer(struct tcmx_cmd *cmd)
 #define SPC_BUF_FLAGS	(TCMX_CMD_LUN | TCMX_CMD_DEFER | TCMX_CMD_IN_STANDBY | \
 			 TCMX_CMD_IN_UNAVAIL | TCMX_CMD_IN_TRANSITION)
 
-struct tcmx_cmd_desc tcmx_spc_misc_cmds[] __ro_after_init = {
-	{ .opcode = ALLOW_MEDIUM_REMOVAL, .len = 6, .dir = DMA_NONE,
-	  .flags = TCMX_CMD_LUN, .name = "PREVENT ALLOW MEDIUM REMOVAL",
-	  .usage = { ALLOW_MEDIUM_REMOVAL, 0x00, 0x00, 0x00, 0x03, 0x00 },
-	  .execute = spc_prevent_allow },
+struct tcmx_cmd_desc tcmx_buffer_cmds[] __ro_after_init = {
 	{ .opcode = WRITE_BUFFER, .len = 10, .dir = DMA_TO_DEVICE,
 	  .flags = SPC_BUF_FLAGS, .name = "WRITE BUFFER",
 	  .usage = { WRITE_BUFFER, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -171,12 +127,5 @@ struct tcmx_cmd_desc tcmx_spc_misc_cmds[] __ro_after_init = {
 	  .usage = { READ_BUFFER, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0x00 },
 	  .parse = spc_parse_read_buffer, .execute = spc_read_echo },
-	{ .opcode = MAINTENANCE_IN, .sa = MI_REPORT_TIMESTAMP, .len = 12,
-	  .dir = DMA_FROM_DEVICE,
-	  .flags = TCMX_CMD_LUN | TCMX_CMD_SA | TCMX_CMD_PR_OK,
-	  .name = "REPORT TIMESTAMP",
-	  .usage = { MAINTENANCE_IN, MI_REPORT_TIMESTAMP, 0x00, 0x00, 0x00,
-		     0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
-	  .execute = spc_report_timestamp },
 	{}
 };

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reservations that persist through a power loss: APTPL (or
+ * force_pr_aptpl) keeps the state in <dbroot>/pr/aptpl_<unit
+ * serial>, rewritten after each change while active, in the in-tree
+ * format that rtslib reads back into pr/res_aptpl_metadata when it
+ * creates the device again; a restored registration waits there for its
+ * LUN to be linked.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include "pr.h"
+
+#define PR_APTPL_NONE	"No Registrations or Reservations"
+#define PR_APTPL_ENTRY	1024	/* one registration's text, at most */
+#define PR_SAVED_MAX	1024	/* restored registrations waiting */
+#define PR_NAME_MAX	256
+
+/* a registration pr/res_aptpl_metadata restored, waiting for its nexus */
+struct tcmx_pr_saved {
+	struct list_head	node;		/* dev->pr_saved */
+	u64			key;
+	u64			mapped_lun;
+	u64			target_lun;
+	u16			tpgt;
+	u8			type;		/* reservation held: its type */
+	bool			all_tg_pt;
+	char			i_fabric[PR_NAME_MAX];
+	char			i_port[PR_NAME_MAX];
+	char			t_fabric[PR_NAME_MAX];
+	char			t_port[PR_NAME_MAX];
+};
+
+/* Can the unit serial name the file?  One dmesg line if not. */
+static bool pr_aptpl_serial_ok(struct tcmx_dev *dev)
+{
+	const char *serial = dev->t10.unit_serial;
+
+	if (serial[0] && !strchr(serial, '/'))
+		return true;
+	pr_err("%s: APTPL: unit serial \"%s\" cannot name a file\n",
+	       tcmx_dev_name(dev), serial);
+	return false;
+}
+
+/* Can the state be saved?  <dbroot>/pr must be a directory. */
+int pr_aptpl_check(struct tcmx_dev *dev)
+{
+	struct path path;
+	char *dir;
+	int ret;
+
+	if (!pr_aptpl_serial_ok(dev))
+		return -EINVAL;
+	dir = kasprintf(GFP_KERNEL, "%s/pr", tcmx_dbroot);
+	if (!dir)
+		return -ENOMEM;
+	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
+	if (ret)
+		pr_err("%s: APTPL: %s is not a directory: %d\n",
+		       tcmx_dev_name(dev), dir, ret);
+	else
+		path_put(&path);
+	kfree(dir);
+	return ret;
+}
+
+/* pr_mutex held: the registrations and the reservation, as text */
+static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
+{
+	struct tcmx_pr_reg *reg;
+	size_t len = 0;
+	int n = 0;
+
+	list_for_each_entry(reg, &dev->pr_regs, node) {
+		struct tcmx_tpg *tpg = reg->lun->tpg;
+
+		len += scnprintf(buf + len, size - len,
+				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\nsa_res_key=%llu\n",
+				 n, tpg->ops->name, pr_nexus_name(reg->lun),
+				 (unsigned long long)reg->key);
+		if (reg == dev->pr_holder)
+			len += scnprintf(buf + len, size - len,
+					 "res_holder=1\nres_type=%02x\nres_scope=00\n",
+					 dev->pr_type);
+		else
+			len += scnprintf(buf + len, size - len,
+					 "res_holder=0\n");
+		len += scnprintf(buf + len, size - len,
+				 "res_all_tg_pt=%d\nmapped_lun=%llu\ntarget_fabric=%s\ntarget_node=%s\ntpgt=%u\nport_rtpi=%u\ntarget_lun=%llu\nPR_REG_END: %d\n",
+				 reg->all_tg_pt,
+				 (unsigned long long)reg->lun->index,
+				 tpg->ops->name, tcmx_wwn_name(tpg->wwn),
+				 tpg->tag, reg->lun->rtpi,
+				 (unsigned long long)reg->lun->index, n);
+		n++;
+	}
+	if (!n)
+		len = scnprintf(buf, size, PR_APTPL_NONE);
+	return len;
+}
+
+/*
+ * pr_mutex held: write the state (or, with APTPL off, that there is none
+ * to keep) to the device's file; 0 or an errno, and one dmesg line.
+ */
+int pr_aptpl_save(struct tcmx_dev *dev)
+{
+	struct tcmx_pr_reg *reg;
+	size_t size = PR_APTPL_ENTRY, len;
+	struct file *file;
+	char *path, *buf;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	list_for_each_entry(reg, &dev->pr_regs, node)
+		size += PR_APTPL_ENTRY;
+	path = pr_aptpl_serial_ok(dev) ?
+	       kasprintf(GFP_KERNEL, "%s/pr/aptpl_%s", tcmx_dbroot,
+			 dev->t10.unit_serial) : NULL;
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!path || !buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (dev->pr_aptpl)
+		len = pr_aptpl_text(dev, buf, size);
+	else
+		len = scnprintf(buf, size, PR_APTPL_NONE "\n");
+	file = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		goto out;
+	}
+	ret = kernel_write(file, buf, len, &pos);
+	fput(file);
+	if (ret >= 0)
+		ret = ret == len ? 0 : -EIO;
+out:
+	if (ret)
+		pr_err("%s: APTPL: cannot write %s: %zd\n",
+		       tcmx_dev_name(dev), path ?: "the state", ret);
+	kfree(path);
+	kvfree(buf);
+	return ret;
+}
+
+static int pr_saved_str(char *dst, const char *val)
+{
+	return strscpy(dst, val, PR_NAME_MAX) < 0 ? -EINVAL : 0;
+}
+
+/* one key=value of a registration's metadata into @s */
+static int pr_saved_field(struct tcmx_pr_saved *s, const char *name,
+			  const char *val, bool *holder)
+{
+	int ret = 0;
+
+	if (!strcmp(name, "initiator_fabric"))
+		ret = pr_saved_str(s->i_fabric, val);
+	else if (!strcmp(name, "initiator_node"))
+		ret = pr_saved_str(s->i_port, val);
+	else if (!strcmp(name, "initiator_sid"))
+		ret = 0;			/* iSCSI sessions only */
+	else if (!strcmp(name, "sa_res_key"))
+		ret = kstrtou64(val, 10, &s->key);
+	else if (!strcmp(name, "res_holder"))
+		ret = kstrtobool(val, holder);
+	else if (!strcmp(name, "res_type"))
+		ret = kstrtou8(val, 16, &s->type);
+	else if (!strcmp(name, "res_scope"))
+		ret = strcmp(val, "0") && strcmp(val, "00") ? -EINVAL : 0;
+	else if (!strcmp(name, "res_all_tg_pt"))
+		ret = kstrtobool(val, &s->all_tg_pt);
+	else if (!strcmp(name, "mapped_lun"))
+		ret = kstrtou64(val, 10, &s->mapped_lun);
+	else if (!strcmp(name, "target_fabric"))
+		ret = pr_saved_str(s->t_fabric, val);
+	else if (!strcmp(name, "target_node"))
+		ret = pr_saved_str(s->t_port, val);
+	else if (!strcmp(name, "tpgt"))
+		ret = kstrtou16(val, 10, &s->tpgt);
+	else if (!strcmp(name, "port_rtpi"))
+		ret = kstrtou16(val, 10, &(u16){ 0 });	/* a new one comes */
+	else if (!strcmp(name, "target_lun"))
+		ret = kstrtou64(val, 10, &s->target_lun);
+	else
+		ret = -EINVAL;
+	return ret;
+}
+
+/* parse one registration (comma-separated key=value, as rtslib writes) */
+static int pr_saved_parse(struct tcmx_dev *dev, struct tcmx_pr_saved *s,
+			  char *text)
+{
+	bool holder = false;
+	char *tok, *eq;
+	int ret;
+
+	while ((tok = strsep(&text, ",\n")) != NULL) {
+		tok = strim(tok);
+		eq = strchr(tok, '=');
+		/* rtslib passes along PR_REG_START/END's record numbers */
+		if (!eq)
+			continue;
+		*eq = '\0';
+		ret = pr_saved_field(s, tok, eq + 1, &holder);
+		if (ret) {
+			pr_err("%s: pr/res_aptpl_metadata: bad %.*s=%.*s: %d\n",
+			       tcmx_dev_name(dev), TCMX_CFS_ECHO, tok,
+			       TCMX_CFS_ECHO, eq + 1, ret);
+			return -EINVAL;
+		}
+	}
+	if (!s->i_port[0] || !s->t_port[0] || !s->key) {
+		pr_err("%s: pr/res_aptpl_metadata: need initiator_node, target_node and a non-zero sa_res_key\n",
+		       tcmx_dev_name(dev));
+		return -EINVAL;
+	}
+	if (!holder) {
+		s->type = 0;
+	} else if (!pr_type_valid(s->type)) {
+		pr_err("%s: pr/res_aptpl_metadata: bad reservation type %#x\n",
+		       tcmx_dev_name(dev), s->type);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * pr/res_aptpl_metadata: a registration the device had when APTPL saved
+ * it (rtslib writes one per write, from <dbroot>/pr/aptpl_<serial>, after
+ * it created the device and before it links LUNs).  Kept until a LUN
+ * that is its nexus (same initiator and target port names, TPG tag and
+ * LUN; for a fabric with a nexus per TPG, the target port alone) is
+ * linked; then it is registered, with its reservation, and APTPL is
+ * active again.
+ */
+ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
+			       size_t count)
+{
+	struct tcmx_pr_saved *s;
+	char *copy, *text;
+	int ret;
+
+	/* a NUL would end the text early: what follows it is not read */
+	if (memchr(page, '\0', count)) {
+		pr_err("%s: pr/res_aptpl_metadata: a NUL byte in the metadata\n",
+		       tcmx_dev_name(dev));
+		return -EINVAL;
+	}
+	copy = kmemdup_nul(page, count, GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!copy || !s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	text = strim(copy);
+	/* rtslib writes nothing but whitespace when there is no metadata */
+	if (!*text) {
+		ret = 0;
+		goto out;
+	}
+	if (!READ_ONCE(dev->attrib.emulate_pr)) {
+		pr_err("%s: pr/res_aptpl_metadata: emulate_pr is 0\n",
+		       tcmx_dev_name(dev));
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = pr_saved_parse(dev, s, text);
+	if (ret)
+		goto out;
+
+	mutex_lock(&dev->lock);
+	mutex_lock(&dev->pr_mutex);
+	if (dev->export_count) {
+		pr_err("%s: pr/res_aptpl_metadata: only while no LUN links the device\n",
+		       tcmx_dev_name(dev));
+		ret = -EBUSY;
+	} else if (dev->pr_saved_count >= PR_SAVED_MAX) {
+		pr_err("%s: pr/res_aptpl_metadata: %u registrations wait already\n",
+		       tcmx_dev_name(dev), dev->pr_saved_count);
+		ret = -ENOSPC;
+	} else {
+		list_add_tail(&s->node, &dev->pr_saved);
+		dev->pr_saved_count++;
+		s = NULL;
+	}
+	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&dev->lock);
+out:
+	kfree(s);
+	kfree(copy);
+	return ret ?: count;
+}
+
+static bool pr_saved_matches(struct tcmx_pr_saved *s, struct tcmx_lun *lun)
+{
+	struct tcmx_tpg *tpg = lun->tpg;
+
+	return (tpg->ops->nexus_per_tpg ||
+		!strcmp(s->i_port, pr_nexus_name(lun))) &&
+	       !strcmp(s->t_port, tcmx_wwn_name(tpg->wwn)) &&
+	       (!s->i_fabric[0] || !strcmp(s->i_fabric, tpg->ops->name)) &&
+	       (!s->t_fabric[0] || !strcmp(s->t_fabric, tpg->ops->name)) &&
+	       s->tpgt == tpg->tag && s->target_lun == lun->index &&
+	       s->mapped_lun == lun->index;
+}
+
+void tcmx_pr_lun_linked(struct tcmx_lun *lun)
+{
+	struct tcmx_dev *dev = lun->dev;
+	struct tcmx_pr_saved *s, *tmp;
+	struct tcmx_pr_reg *reg;
+
+	mutex_lock(&dev->pr_mutex);
+	list_for_each_entry_safe(s, tmp, &dev->pr_saved, node) {
+		if (!pr_saved_matches(s, lun))
+			continue;
+		list_del(&s->node);
+		dev->pr_saved_count--;
+		reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+		if (!reg) {
+			pr_err("%s: APTPL: no memory to restore a registration\n",
+			       tcmx_dev_name(dev));
+			kfree(s);
+			continue;
+		}
+		reg->lun = lun;
+		reg->key = s->key;
+		reg->all_tg_pt = s->all_tg_pt;
+		spin_lock_irq(&dev->pr_lock);
+		if (pr_find(dev, lun)) {
+			kfree(reg);
+		} else {
+			reg->generation = dev->pr_generation;
+			list_add_tail(&reg->node, &dev->pr_regs);
+			if (s->type && !dev->pr_holder && !dev->spc2_holder) {
+				dev->pr_holder = reg;
+				dev->pr_type = s->type;
+			}
+			pr_update_gate(dev);
+		}
+		spin_unlock_irq(&dev->pr_lock);
+		dev->pr_aptpl = true;
+		kfree(s);
+	}
+	mutex_unlock(&dev->pr_mutex);
+}
+
+void tcmx_pr_dev_free(struct tcmx_dev *dev)
+{
+	struct tcmx_pr_saved *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, &dev->pr_saved, node)
+		kfree(s);
+	INIT_LIST_HEAD(&dev->pr_saved);
+	dev->pr_saved_count = 0;
+}

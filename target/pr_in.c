@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERSISTENT RESERVE IN (SPC-4 6.15): READ KEYS, READ RESERVATION, REPORT
+ * CAPABILITIES, READ FULL STATUS, from the state of pr.c; and the
+ * initiator port's TransportID, which READ FULL STATUS reports.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include "compat.h"
+#include <scsi/scsi_proto.h>
+#include "pr.h"
+
+#define PRI_HDR			8
+#define PRI_RES_DESC		16
+#define PRI_CAPS_LEN		8
+#define PRI_FULL_DESC		24	/* before the TransportID */
+
+/* REPORT CAPABILITIES: WR_EX_AR EX_AC_RO WR_EX_RO EX_AC WR_EX; EX_AC_AR */
+#define PRI_TYPE_MASK		0xea01
+
+static u8 pr_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+}
+
+/*
+ * The initiator port's TransportID (SPC-4 7.6.4) into @p (NULL: only its
+ * length): an iSCSI name (format 00b, padded to a multiple of 4 bytes,
+ * NUL-terminated) for "iqn."/"eui." names, else a SAS address from the
+ * "naa." name's 16 hex digits, a Fibre Channel N_Port name for "fc.".
+ */
+u32 pr_transport_id(struct tcmx_lun *lun, u8 *p)
+{
+	const char *name = pr_nexus_name(lun);
+	size_t len = strlen(name);
+	u32 tid_len;
+	u64 addr;
+
+	if (!strncmp(name, "naa.", 4) || !strncmp(name, "fc.", 3)) {
+		bool fc = name[0] == 'f';
+		size_t i;
+
+		if (p) {
+			/* the port name's first 16 hex digits (loop.c checked) */
+			addr = 0;
+			for (i = fc ? 3 : 4; i < len && i < (fc ? 19 : 20); i++)
+				addr = addr << 4 | pr_hex(name[i]);
+			memset(p, 0, PRI_TID_NAA_LEN);
+			p[0] = fc ? 0x00 : 0x06;	/* FC, SAS */
+			put_unaligned_be64(addr, &p[fc ? 8 : 4]);
+		}
+		return PRI_TID_NAA_LEN;
+	}
+	len = min_t(size_t, len, PRI_MAX_NAME - 1);
+	tid_len = round_up(PRI_TID_ISCSI_HDR + len + 1, 4);
+	if (p) {
+		memset(p, 0, tid_len);
+		p[0] = 0x05;				/* iSCSI, format 00b */
+		put_unaligned_be16(tid_len - PRI_TID_ISCSI_HDR, &p[2]);
+		memcpy(&p[PRI_TID_ISCSI_HDR], name, len);
+	}
+	return tid_len;
+}
+
+/* pr_mutex held: the length of @sa's parameter data */
+static u32 pr_in_len(struct tcmx_dev *dev, u8 sa)
+{
+	struct tcmx_pr_reg *reg;
+	u32 len = PRI_HDR, n = 0;
+
+	/* the state cannot change without pr_mutex: no need for pr_lock */
+	list_for_each_entry(reg, &dev->pr_regs, node) {
+		n++;
+		if (sa == PRI_READ_FULL_STATUS)
+			len += PRI_FULL_DESC + pr_transport_id(reg->lun, NULL);
+	}
+	switch (sa) {
+	case PRI_READ_KEYS:
+		len += 8 * n;
+		break;
+	case PRI_READ_RESERVATION:
+		len += PRI_RES_DESC;
+		break;
+	case PRI_REPORT_CAPABILITIES:
+		len = PRI_CAPS_LEN;
+		break;
+	}
+	return len;
+}
+
+static void pr_in_keys(struct tcmx_dev *dev, u8 *buf, u32 len)
+{
+	struct tcmx_pr_reg *reg;
+	u32 n = PRI_HDR;
+
+	list_for_each_entry(reg, &dev->pr_regs, node) {
+		put_unaligned_be64(reg->key, &buf[n]);
+		n += 8;
+	}
+	put_unaligned_be32(len - PRI_HDR, &buf[4]);
+}
+
+/* the data's length: the header alone while there is no reservation */
+static u32 pr_in_reservation(struct tcmx_dev *dev, u8 *buf, u32 len)
+{
+	if (!dev->pr_holder)
+		return PRI_HDR;
+	put_unaligned_be32(PRI_RES_DESC, &buf[4]);
+	/* all registrants: the key is 0 (SPC-4 6.15.3.3) */
+	if (!pr_type_all_reg(dev->pr_type))
+		put_unaligned_be64(dev->pr_holder->key, &buf[8]);
+	buf[8 + 13] = dev->pr_type;	/* scope 0: logical unit */
+	return len;
+}
+
+static void pr_in_caps(struct tcmx_dev *dev, u8 *buf)
+{
+	put_unaligned_be16(PRI_CAPS_LEN, &buf[0]);
+	/* CRH, SIP_C, ATP_C, PTPL_C */
+	buf[2] = BIT(4) | BIT(3) | BIT(2) | BIT(0);
+	/* TMV, ALLOW COMMANDS 000b, PTPL_A */
+	buf[3] = BIT(7) | (dev->pr_aptpl ? BIT(0) : 0);
+	put_unaligned_be16(PRI_TYPE_MASK, &buf[4]);
+}
+
+static void pr_in_full_status(struct tcmx_dev *dev, u8 *buf, u32 len)
+{
+	struct tcmx_pr_reg *reg;
+	u32 n = PRI_HDR;
+
+	list_for_each_entry(reg, &dev->pr_regs, node) {
+		u8 *p = &buf[n];
+		u32 tid = pr_transport_id(reg->lun, &p[PRI_FULL_DESC]);
+
+		put_unaligned_be64(reg->key, &p[0]);
+		if (pr_is_holder(dev, reg)) {
+			p[12] = BIT(0);		/* R_HOLDER */
+			p[13] = dev->pr_type;
+		}
+		/* ALL_TG_PT: the relative port does not matter */
+		if (reg->all_tg_pt)
+			p[12] |= BIT(1);
+		else
+			put_unaligned_be16(reg->lun->rtpi, &p[18]);
+		put_unaligned_be32(tid, &p[20]);
+		n += PRI_FULL_DESC + tid;
+	}
+	put_unaligned_be32(len - PRI_HDR, &buf[4]);
+}
+
+enum tcmx_status pr_in(struct tcmx_cmd *cmd)
+{
+	u32 alloc_len = get_unaligned_be16(&cmd->cdb[7]);
+	struct tcmx_dev *dev = cmd->dev;
+	u8 sa = cmd->desc->sa;
+	u32 len;
+	u8 *buf;
+
+	mutex_lock(&dev->pr_mutex);
+	len = pr_in_len(dev, sa);
+	buf = kzalloc(len, GFP_KERNEL);
+	if (!buf) {
+		mutex_unlock(&dev->pr_mutex);
+		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+	}
+	put_unaligned_be32(dev->pr_generation, &buf[0]);
+	switch (sa) {
+	case PRI_READ_KEYS:
+		pr_in_keys(dev, buf, len);
+		break;
+	case PRI_READ_RESERVATION:
+		len = pr_in_reservation(dev, buf, len);
+		break;
+	case PRI_REPORT_CAPABILITIES:
+		pr_in_caps(dev, buf);
+		break;
+	case PRI_READ_FULL_STATUS:
+		pr_in_full_status(dev, buf, len);
+		break;
+	}
+	mutex_unlock(&dev->pr_mutex);
+	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
+	kfree(buf);
+	return TCMX_GOOD;
+}
