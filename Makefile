@@ -5,7 +5,7 @@
 # output anywhere but M=). Tests and the demo run in a QEMU VM (tools/vm).
 #
 #   make [KVER=ver | KDIR=dir]   build (default: the VM's 6.1 kernel);
-#                                 ver: a release or a tools/kver name (6.12-rt)
+#                                 ver: a release or a tools/internal/kver name (6.12-rt)
 #   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel;
 #                                 KVERS=debug: on the debug kernel (KASAN,
 #                                 lockdep, kmemleak...), built once by
@@ -25,9 +25,9 @@ endif
 # make install's kernels: KVER as given, else the running kernel
 INSTALL_KVER := $(or $(KVER),$(shell uname -r))
 ifneq ($(filter command line environment,$(origin KVER)),)
-override KVER := $(or $(shell tools/kver $(KVER) 2>/dev/null),$(KVER))
+override KVER := $(or $(shell tools/internal/kver $(KVER) 2>/dev/null),$(KVER))
 endif
-KVER ?= $(shell tools/kver 6.1 2>/dev/null)
+KVER ?= $(shell tools/internal/kver 6.1 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 KVERS ?= 6.1 6.12 6.1-rt 6.12-rt
 W ?= 1

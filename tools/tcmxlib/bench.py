@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the bench tools (tools/bench, bench-fs, bench-scale) share: the
+run from the host through tools/vm, their results files, the memory
+figure."""
+import json
+import os
+import subprocess
+import time
+
+from .host import PROJ, meminfo_kib, wr
+
+TOOLS = os.path.join(PROJ, "tools")
+
+
+def kernel_release(kernel):
+    """The full release of a kernel name (tools/internal/kver)."""
+    return subprocess.run([os.path.join(TOOLS, "internal", "kver"), kernel],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def host_load():
+    """The host's load averages, a string (under TCG the host's load is
+    the main source of noise: the tools record it)."""
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def vm_run(tool, argv, kernel, mem, out, timeout, icount=False, draw=None):
+    """Boot tools/vm and run `tool` (tools/<name>) in it with `argv`
+    (the options not meant for the host), results in `out`, then print
+    where they are and, when the run succeeded, draw them on the host
+    with draw(doc, base) (the VM draws nothing); returns the exit
+    status."""
+    cmd = ([os.path.join(TOOLS, "vm"), "--kernel", kernel, "--mem", str(mem),
+            "--out", out, "--timeout", str(int(timeout))] +
+           (["--icount"] if icount else []) +
+           ["--", "tools/" + tool, "--out", "/out", "--no-chart"] +
+           list(argv))
+    os.environ["TCMX_BENCH_HOST_LOAD"] = host_load()
+    print("%s: %s (host load %s)" % (tool, " ".join(cmd),
+                                     os.environ["TCMX_BENCH_HOST_LOAD"]),
+          flush=True)
+    rc = subprocess.call(cmd)
+    print("%s: host load now %s" % (tool, host_load()))
+    base = os.path.join(os.path.realpath(out), "%s-%s" % (
+        tool, kernel_release(kernel)))
+    print("%s: %s.{json,txt}" % (tool, base))
+    if rc == 0 and draw and os.path.exists(base + ".json"):
+        with open(base + ".json") as f:
+            draw(json.load(f), base)
+    return rc
+
+
+def host_argv(argv, with_value=("--kernel", "--mem", "--out"),
+              flags=("--vm", "--host", "--icount")):
+    """argv without the options that only the host side uses."""
+    fwd, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in with_value:
+            skip = True
+        elif a not in flags and a.split("=")[0] not in with_value:
+            fwd.append(a)
+    return fwd
+
+
+def default_out(out):
+    """Where a run from the host puts its results: out, or build/vm/out."""
+    return out or os.path.join(PROJ, "build", "vm", "out")
+
+
+def save(doc, base):
+    """doc to base.json, replaced whole (a run killed midway leaves the
+    last complete one)."""
+    with open(base + ".json.tmp", "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(base + ".json.tmp", base + ".json")
+
+
+def write_table(text, base):
+    """The table of a run to base.txt, and printed."""
+    with open(base + ".txt", "w") as f:
+        f.write(text)
+    print()
+    print(text, end="")
+
+
+def used_mib():
+    """MemTotal - MemAvailable in MiB, after dropping the caches."""
+    subprocess.run(["sync"])
+    wr("/proc/sys/vm/drop_caches", 3)
+    time.sleep(1)
+    info = meminfo_kib()
+    return (info["MemTotal"] - info["MemAvailable"]) / 1024.0
