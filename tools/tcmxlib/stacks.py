@@ -65,10 +65,20 @@ def wait_new_disks(before, n, timeout=90):
 
 
 def no_scheduler(names):
+    """Set the I/O scheduler of disks `names` to none; return the one they
+    had (the first disk's), or None."""
+    default = None
     for b in names:
         path = "/sys/block/%s/queue/scheduler" % b
-        if os.path.exists(path):
+        try:
+            with open(path) as f:
+                cur = f.read()
+            if default is None and "[" in cur:
+                default = cur.split("[")[1].split("]")[0]
             wr(path, "none")
+        except OSError:
+            pass
+    return default
 
 
 def check_target_free():
