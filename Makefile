@@ -122,7 +122,7 @@ load:
 	insmod build/$(RUNNING)/loopback/tcmx_loop.ko
 
 unload:
-	/usr/bin/python3 tests/tcmxlib.py clean
+	cd tools && /usr/bin/python3 -m tcmxlib clean
 
 clean:
 	rm -rf build

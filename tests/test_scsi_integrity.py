@@ -10,9 +10,9 @@ import subprocess
 import pytest
 
 from tcmxlib import GiB, INVALID_FIELD, LBA_RANGE, run, sg_raw, sgio
+from tcmxlib import (MISCOMPARE)
 
 BLOCKS = GiB // 512     # the scsi_lun fixture's LUN 0
-MISCOMPARE = (0x0e, 0x1d, 0x00)
 
 
 def be(v, n):

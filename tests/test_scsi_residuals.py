@@ -18,9 +18,9 @@ import pytest
 import tcmxlib
 from tcmxlib import (MiB, SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV,
                      SPACE_ALLOC_FAILED, kcq, sg_io)
+from tcmxlib import (INVALID_FIELD, INVALID_IU_FIELD, LBA_RANGE)
 
 BS = 512
-INVALID_IU_FIELD = (0x5, 0x0e, 0x03)
 READ10, READ16, WRITE10, WRITE16 = 0x28, 0x88, 0x2a, 0x8a
 
 
@@ -144,13 +144,13 @@ def test_refused_before_transfer_whole_buffer_is_residual(sg, op):
     for blocks, buflen in ((2, 2 * BS), (2, 4096), (8, 4096)):
         st, sense, resid, _ = io(sg, cdb(op, nb - 1, blocks), buflen,
                                  data and data[:buflen])
-        assert (st, sense, resid) == (2, tcmxlib.LBA_RANGE, buflen), \
+        assert (st, sense, resid) == (2, LBA_RANGE, buflen), \
             (blocks, buflen)
     # an invalid CDB field (RDPROTECT/WRPROTECT without protection)
     c = cdb(op, 0, 2)
     c[1] = 0x20
     st, sense, resid, _ = io(sg, c, 3 * BS, data and data[:3 * BS])
-    assert (st, sense, resid) == (2, tcmxlib.INVALID_FIELD, 3 * BS)
+    assert (st, sense, resid) == (2, INVALID_FIELD, 3 * BS)
 
 
 @pytest.mark.tcmx_only
