@@ -10,7 +10,8 @@
 #                                 KVERS=debug: on the debug kernel (KASAN,
 #                                 lockdep, kmemleak...), built once by
 #                                 tools/debug-kernel (40-66 min, see README)
-#   make demo                     targetcli + fio on tcmx LUNs in the VM
+#   make demo                     targetcli, lsscsi, fio on tcmx and the
+#                                 in-tree LIO in the VM, side by side
 #   make conformance [CONF_KVERS="6.1 6.12"]  libiscsi's suite on tcmx and
 #                                 the in-tree LIO, table into CONFORMANCE.md
 #   make install [KVER=ver...] [INTREE=1]   DKMS, as root (see README)
@@ -77,8 +78,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory modules
-	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo.sh
-	@tools/bench --vm --kernel $(or $(KVER),6.1) --quick
+	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo
 
 # tcmx against in-tree LIO, scsi_debug and null_blk in one VM boot;
 # BENCH_ARGS="--rounds 5 ..." (see tools/bench --help, BENCHMARKS.md)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """pytest fixtures for tcmx. The tests run as root inside tools/vm (see
 tests/run), against the real modules of the running kernel; helpers are
-in tcmxlib.py. TCMX_TEST_STACK=lio runs them against the in-tree LIO.
+in tools/tcmxlib (pytest.ini puts tools/ on the path). TCMX_TEST_STACK=lio
+runs them against the in-tree LIO.
 
 Every test gets, automatically:
   - a clean start and a clean end: configfs target/ emptied and the tcmx

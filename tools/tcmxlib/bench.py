@@ -2,12 +2,16 @@
 """What the bench tools (tools/bench, bench-fs, bench-scale) share: the
 run from the host through tools/vm, their results files, the memory
 figure."""
+import datetime
 import json
 import os
+import platform
 import subprocess
+import sys
 import time
 
-from .host import PROJ, meminfo_kib, wr
+from . import stacks
+from .host import PROJ, cmdline_icount, meminfo_kib, wr
 
 TOOLS = os.path.join(PROJ, "tools")
 
@@ -93,3 +97,68 @@ def used_mib():
     time.sleep(1)
     info = meminfo_kib()
     return (info["MemTotal"] - info["MemAvailable"]) / 1024.0
+
+
+def refuse_outside_vm(tool, args):
+    """Exit status 2 with a message when tool is not in the VM and not
+    told --host, or not root; None when it may run."""
+    if "TCMX_KVER" not in os.environ and not args.host:
+        print("%s: not in the tools/vm VM; use --vm, or --host on a real "
+              "host (it loads and unloads target modules)" % tool,
+              file=sys.stderr)
+        return 2
+    if os.geteuid():
+        print("%s: needs root" % tool, file=sys.stderr)
+        return 2
+    return None
+
+
+def results_base(tool, out):
+    """The path without extension of this run's results: <out>/<tool>-
+    <kernel release>, out by default /out in the VM, else ./bench-out."""
+    out = out or ("/out" if os.path.ismount("/out") else "bench-out")
+    os.makedirs(out, exist_ok=True)
+    return os.path.join(out, "%s-%s" % (tool, platform.release()))
+
+
+def available_stacks(tool, names, doc):
+    """The stacks of names (tcmxlib.stacks) whose modules exist; the
+    others are noted in doc["errors"]."""
+    todo = []
+    for name in names:
+        st = stacks.stack(name)
+        if st.available():
+            todo.append(st)
+        else:
+            doc["errors"].append("%s: modules not installed, skipped" % name)
+            print("%s: %s: modules not installed, skipped" % (tool, name))
+    return todo
+
+
+def run_meta(**more):
+    """What every run records first: kernel, CPUs, VM or not, icount,
+    the host's load, the date; then more."""
+    return dict({"kernel": platform.release(), "nproc": os.cpu_count(),
+                 "in_vm": "TCMX_KVER" in os.environ,
+                 "icount": cmdline_icount(),
+                 "host_load_at_start": os.environ.get("TCMX_BENCH_HOST_LOAD"),
+                 "date": datetime.datetime.now().isoformat(
+                     timespec="seconds")}, **more)
+
+
+def teardown(stack, doc):
+    """stack.teardown(); a failure is noted in doc["errors"] and printed.
+    False when it failed (the stack may still hold its modules)."""
+    try:
+        stack.teardown()
+    except Exception as e:
+        doc["errors"].append("%s teardown: %s" % (stack.name, e))
+        print("  %-10s teardown failed: %s" % (stack.name, e), flush=True)
+        return False
+    return True
+
+
+def load_report(path):
+    """An earlier run's results: (doc, base) of its JSON file."""
+    with open(path) as f:
+        return json.load(f), os.path.splitext(path)[0]

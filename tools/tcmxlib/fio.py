@@ -46,7 +46,7 @@ def lat_job(devs, rw, runtime, ramp):
 
 
 def shape_job(kind, spec, devs, numjobs, runtime, ramp):
-    """The fio job of a tools/bench shape (bench_report.SHAPES[shape]:
+    """The fio job of a tools/bench shape (report.SHAPES[shape]:
     kind rw, seq or lat, and its spec) over `devs`."""
     if kind == "rw":
         return seed_job(devs, spec, numjobs, runtime, ramp)

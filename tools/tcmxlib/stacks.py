@@ -81,6 +81,18 @@ def no_scheduler(names):
     return default
 
 
+def dev_nodes(names, what, timeout=30):
+    """/dev/<name> of block devices `names` once they all exist, their
+    I/O scheduler none."""
+    end = time.monotonic() + timeout
+    while not all(os.path.exists("/dev/" + b) for b in names):
+        if time.monotonic() > end:
+            raise StackError("%s /dev nodes did not appear" % what)
+        time.sleep(0.2)
+    no_scheduler(names)
+    return ["/dev/" + b for b in names]
+
+
 def check_target_free():
     mods = loaded_modules()
     owner = [m for m in ("target_core_mod", "tcmx_core") if m in mods]
@@ -224,13 +236,7 @@ class NullBlk:
             else:
                 with open(d + "/index") as f:
                     devs.append("nullb" + f.read().strip())
-        end = time.monotonic() + 30
-        while not all(os.path.exists("/dev/" + b) for b in devs):
-            if time.monotonic() > end:
-                raise StackError("null_blk /dev nodes did not appear")
-            time.sleep(0.2)
-        no_scheduler(devs)
-        return ["/dev/" + b for b in devs]
+        return dev_nodes(devs, "null_blk")
 
     def teardown(self):
         for d in glob.glob(NULLB + "/nullb*"):
@@ -256,13 +262,7 @@ class Brd:
             raise StackError("brd already loaded")
         modprobe("brd", rd_nr=luns, rd_size=size_mb * 1024)   # KiB
         devs = ["ram%d" % i for i in range(luns)]
-        end = time.monotonic() + 30
-        while not all(os.path.exists("/dev/" + b) for b in devs):
-            if time.monotonic() > end:
-                raise StackError("brd /dev/ram* nodes did not appear")
-            time.sleep(0.2)
-        no_scheduler(devs)
-        return ["/dev/" + b for b in devs]
+        return dev_nodes(devs, "brd")
 
     def teardown(self):
         unload_users_first(["brd"])
