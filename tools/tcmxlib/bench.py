@@ -2,6 +2,7 @@
 """What the bench tools (tools/bench, bench-fs, bench-scale) share: the
 run from the host through tools/vm, their results files, the memory
 figure."""
+import argparse
 import datetime
 import json
 import os
@@ -162,3 +163,20 @@ def load_report(path):
     """An earlier run's results: (doc, base) of its JSON file."""
     with open(path) as f:
         return json.load(f), os.path.splitext(path)[0]
+
+
+def run_options(a, icount_help="with --vm: the guest's clocks count "
+                "instructions", chart_help=None,
+                report_help="reprint the table of a run"):
+    """The options every bench tool has, added with argparse's a =
+    parser.add_argument: where it runs (--host, --vm and the VM's
+    --kernel, --mem, --icount), --out, --no-chart, --report."""
+    a("--out", help="output dir (default /out in the VM, else ./bench-out)")
+    a("--host", action="store_true", help="allow running outside the VM")
+    a("--vm", action="store_true", help="run inside tools/vm from the host")
+    a("--kernel", default="6.1", help="with --vm: kernel (default 6.1)")
+    a("--mem", default="4096", help="with --vm: VM memory, MiB")
+    a("--icount", action="store_true", help=icount_help)
+    a("--no-chart", action="store_true",
+      help=chart_help or argparse.SUPPRESS)
+    a("--report", metavar="JSON", help=report_help)
