@@ -9,7 +9,7 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import (COMMAND_SEQUENCE, INVALID_FIELD, kcq)
+from tcmxlib import COMMAND_SEQUENCE, INVALID_FIELD, kcq
 
 
 @pytest.fixture

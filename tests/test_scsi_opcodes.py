@@ -17,7 +17,7 @@ import pytest
 from tcmxlib import (ILLEGAL_OPCODE, INVALID_FIELD, MiB, SG_DXFER_FROM_DEV,
                      SG_DXFER_TO_DEV, disk, kcq, link_lun, mk_rd, mk_target,
                      sg_io, sgdev, sgio, tool, tur)
-from tcmxlib import (CHECK, GOOD)
+from tcmxlib import CHECK, GOOD, be
 
 UNIT_ATTENTION = 0x6
 BLOCK = 512
@@ -84,10 +84,6 @@ USED = {
 UNDO = {0x1b: [0x1b, 0, 0, 0, 0x01, 0],
         0x16: [0x17, 0, 0, 0, 0, 0],
         0x56: [0x57] + [0] * 9}
-
-
-def be(value, n):
-    return list(value.to_bytes(n, "big"))
 
 
 def be16(b):

@@ -18,18 +18,10 @@ import pytest
 import tcmxlib
 from tcmxlib import (MiB, SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV,
                      SPACE_ALLOC_FAILED, kcq, sg_io)
-from tcmxlib import (INVALID_FIELD, INVALID_IU_FIELD, LBA_RANGE)
+from tcmxlib import INVALID_FIELD, INVALID_IU_FIELD, LBA_RANGE, rw_cdb
 
 BS = 512
 READ10, READ16, WRITE10, WRITE16 = 0x28, 0x88, 0x2a, 0x8a
-
-
-def cdb(op, lba, blocks):
-    if op in (READ10, WRITE10):
-        return [op, 0] + list(lba.to_bytes(4, "big")) + [0] + \
-            list(blocks.to_bytes(2, "big")) + [0]
-    return [op, 0] + list(lba.to_bytes(8, "big")) + \
-        list(blocks.to_bytes(4, "big")) + [0, 0]
 
 
 def io(fd, c, buflen, data=None):
@@ -67,13 +59,13 @@ def sg(scsi_lun):
 
 def put(fd, lba, blocks, tag):
     data = pattern(lba, blocks, tag)
-    assert io(fd, cdb(WRITE16, lba, blocks), len(data), data)[:3] == \
+    assert io(fd, rw_cdb(WRITE16, lba, blocks), len(data), data)[:3] == \
         (0, None, 0)
     return data
 
 
 def get(fd, lba, blocks):
-    st, sense, resid, data = io(fd, cdb(READ16, lba, blocks), blocks * BS)
+    st, sense, resid, data = io(fd, rw_cdb(READ16, lba, blocks), blocks * BS)
     assert (st, sense, resid) == (0, None, 0)
     return data
 
@@ -81,10 +73,10 @@ def get(fd, lba, blocks):
 @pytest.mark.parametrize("op", [READ10, READ16], ids=["read10", "read16"])
 def test_read_exact_and_underflow(sg, op):
     want = put(sg, 100, 3, 0x31)
-    assert io(sg, cdb(op, 100, 3), 3 * BS) == (0, None, 0, want)
+    assert io(sg, rw_cdb(op, 100, 3), 3 * BS) == (0, None, 0, want)
     # 2 blocks into a 3-block buffer: GOOD, one block of residual
-    assert io(sg, cdb(op, 100, 2), 3 * BS) == (0, None, BS, want[:2 * BS])
-    st, sense, resid, data = io(sg, cdb(op, 100, 1), 10000)
+    assert io(sg, rw_cdb(op, 100, 2), 3 * BS) == (0, None, BS, want[:2 * BS])
+    st, sense, resid, data = io(sg, rw_cdb(op, 100, 1), 10000)
     assert (st, sense, resid) == (0, None, 10000 - BS)
     assert data[:BS] == want[:BS]
 
@@ -96,11 +88,11 @@ def test_read_overflow_moves_what_fits(sg, op):
     want = put(sg, 200, 2, 0x32)
     # 2 blocks into a 1-block buffer, then into 200 bytes: GOOD, the
     # buffer full, residual 0 (nothing of the buffer left unmoved)
-    assert io(sg, cdb(op, 200, 2), BS) == (0, None, 0, want[:BS])
-    assert io(sg, cdb(op, 200, 2), 200) == (0, None, 0, want[:200])
-    assert io(sg, cdb(op, 200, 1), 700) == (0, None, 700 - BS, want[:BS])
+    assert io(sg, rw_cdb(op, 200, 2), BS) == (0, None, 0, want[:BS])
+    assert io(sg, rw_cdb(op, 200, 2), 200) == (0, None, 0, want[:200])
+    assert io(sg, rw_cdb(op, 200, 1), 700) == (0, None, 700 - BS, want[:BS])
     # no buffer: GOOD, nothing moved
-    assert io(sg, cdb(op, 200, 1), 0)[:3] == (0, None, 0)
+    assert io(sg, rw_cdb(op, 200, 1), 0)[:3] == (0, None, 0)
 
 
 @pytest.mark.tcmx_only
@@ -110,10 +102,10 @@ def test_write_underflow_writes_the_cdb_length(sg, op):
     """The in-tree LIO refuses a WRITE whose buffer differs."""
     old = put(sg, 300, 3, 0x33)
     new = pattern(300, 3, 0x43)
-    st, sense, resid, _ = io(sg, cdb(op, 300, 2), 3 * BS, new)
+    st, sense, resid, _ = io(sg, rw_cdb(op, 300, 2), 3 * BS, new)
     assert (st, sense, resid) == (0, None, BS)
     assert get(sg, 300, 3) == new[:2 * BS] + old[2 * BS:]
-    st, sense, resid, _ = io(sg, cdb(op, 300, 1), 10000, new)
+    st, sense, resid, _ = io(sg, rw_cdb(op, 300, 1), 10000, new)
     assert (st, sense, resid) == (0, None, 10000 - BS)
     assert get(sg, 300, 3) == new[:2 * BS] + old[2 * BS:]
 
@@ -125,7 +117,7 @@ def test_write_overflow_refused_nothing_moved(sg, op):
     old = put(sg, 400, 2, 0x34)
     new = pattern(400, 2, 0x44)
     for buflen in (BS, 200, 2 * BS - 1, 0):
-        st, sense, resid, _ = io(sg, cdb(op, 400, 2), buflen,
+        st, sense, resid, _ = io(sg, rw_cdb(op, 400, 2), buflen,
                                  new[:buflen])
         assert (st, sense, resid) == (2, INVALID_IU_FIELD, buflen), buflen
     assert get(sg, 400, 2) == old
@@ -142,12 +134,12 @@ def test_refused_before_transfer_whole_buffer_is_residual(sg, op):
     data = pattern(0, 8, 0x45) if write else None
     # out of range, exact and longer buffers
     for blocks, buflen in ((2, 2 * BS), (2, 4096), (8, 4096)):
-        st, sense, resid, _ = io(sg, cdb(op, nb - 1, blocks), buflen,
+        st, sense, resid, _ = io(sg, rw_cdb(op, nb - 1, blocks), buflen,
                                  data and data[:buflen])
         assert (st, sense, resid) == (2, LBA_RANGE, buflen), \
             (blocks, buflen)
     # an invalid CDB field (RDPROTECT/WRPROTECT without protection)
-    c = cdb(op, 0, 2)
+    c = rw_cdb(op, 0, 2)
     c[1] = 0x20
     st, sense, resid, _ = io(sg, c, 3 * BS, data and data[:3 * BS])
     assert (st, sense, resid) == (2, INVALID_FIELD, 3 * BS)
@@ -178,7 +170,7 @@ def test_failed_write_reports_what_it_wrote(tcmx_modules, dmesg):
             for off in range(0, need, 4096):
                 hog[off] = 1
         assert tcmxlib.meminfo() < floor
-        st, sense, resid, _ = io(fd, cdb(WRITE16, 0, 24), 24 * BS, new)
+        st, sense, resid, _ = io(fd, rw_cdb(WRITE16, 0, 24), 24 * BS, new)
         assert (st, sense) == (2, SPACE_ALLOC_FAILED)
         assert resid == 16 * BS, resid   # page 0 written, pages 1-2 not
         hog = None

@@ -11,7 +11,7 @@ import pytest
 
 import tcmxlib
 from tcmxlib import MiB, rd, run, wr
-from tcmxlib import (CHECK, GOOD, LUNS_CHANGED, MODE_CHANGED, POWER_ON, kcq)
+from tcmxlib import CHECK, GOOD, LUNS_CHANGED, MODE_CHANGED, POWER_ON, kcq
 
 pytestmark = pytest.mark.tcmx_only
 

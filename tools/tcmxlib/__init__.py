@@ -52,24 +52,24 @@ from .sense import (ALUA_CHANGED, BUSY, CHECK, COMMAND_SEQUENCE, CONFLICT,
                     SAVING, sense_name, SENSE_NAMES, SPACE_ALLOC_FAILED,
                     STATUS, TASK_SET_FULL, TOO_MANY_CSCD, TOO_MANY_SEG,
                     UNSUPP_CSCD, WRITE_PROTECT)
-from .kmod import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, env_setup, has_module,
-                   INTREE, KO, ko_path, LIO, LOAD, load, modprobe, MODULES, STACK, STACKS, unload,
-                   unload_users_first)
+from .kmod import (BACKEND_MOD, CORE_MOD, env_setup, FABRIC_MOD, has_module,
+                   INTREE, KO, ko_path, LIO, LOAD, load, modprobe, MODULES,
+                   STACK, STACKS, unload, unload_users_first)
 from .configfs import (AUTOPROBE, clean, disk, free_hba_index, hctl, leftovers,
                        link_lun, LOOP, mk_rd, mk_target, new_wwn, scsi_present,
                        sd_attached, sd_off, setup_luns, sgdev, T, two_nexuses,
                        unlink_lun)
 from .targetcli import (ANSI, tcli, tcli_ok, TCLI_TIMES, tree_text)
-from .scsi import (check, cmd, field, good, SG_DXFER_FROM_DEV, SG_DXFER_NONE,
-                   SG_DXFER_TO_DEV, SG_IO, sg_io, sg_raw, sgcmd, sgio, SgIoHdr,
-                   tool, tur, ua_clear, unit_attentions, vpd83_ports)
+from .scsi import (be, check, cmd, field, good, rw_cdb, SG_DXFER_FROM_DEV,
+                   SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_IO, sg_io, sg_raw, sgcmd,
+                   sgio, SgIoHdr, tool, tur, ua_clear, unit_attentions,
+                   vpd83_ports)
 from .libiscsi import (iscsi_test_cu, libiscsi_died, LIBISCSI_KNOWN,
                        libiscsi_listing, LIBISCSI_NOT_RUN, libiscsi_parse,
                        libiscsi_run, LIBISCSI_SILENT_SKIP, libiscsi_suite,
                        LIBISCSI_SUITE_LINE, LIBISCSI_TEST_LINE, LIBISCSI_TOOL)
 
 __all__ = [
-    "BACKEND_MOD", "CORE_MOD", "FABRIC_MOD",
     "BAD_KMSG", "BAD_SD", "boot_args", "CFS", "cmdline_icount", "err_of",
     "GiB", "Kmsg", "KVER", "loaded", "loaded_modules", "mem_free_to_use",
     "meminfo", "meminfo_kib", "MiB", "modules", "mount_configfs",
@@ -83,17 +83,17 @@ __all__ = [
     "POWER_ON", "REG_PREEMPTED", "RES_PREEMPTED", "RES_RELEASED", "SAVING",
     "sense_name", "SENSE_NAMES", "SPACE_ALLOC_FAILED", "STATUS",
     "TASK_SET_FULL", "TOO_MANY_CSCD", "TOO_MANY_SEG", "UNSUPP_CSCD",
-    "WRITE_PROTECT", "env_setup", "has_module", "INTREE", "KO", "ko_path",
-    "LIO", "LOAD", "load", "modprobe", "MODULES", "STACK", "STACKS", "unload",
-    "unload_users_first", "AUTOPROBE", "clean", "disk", "free_hba_index",
-    "hctl", "leftovers", "link_lun", "LOOP", "mk_rd", "mk_target", "new_wwn",
-    "scsi_present", "sd_attached", "sd_off", "setup_luns", "sgdev", "T",
-    "two_nexuses", "unlink_lun", "ANSI", "tcli", "tcli_ok", "TCLI_TIMES",
-    "tree_text", "check", "cmd", "field", "good", "SG_DXFER_FROM_DEV",
-    "SG_DXFER_NONE", "SG_DXFER_TO_DEV", "SG_IO", "sg_io", "sg_raw", "sgcmd",
-    "sgio", "SgIoHdr", "tool", "tur", "ua_clear", "unit_attentions",
-    "vpd83_ports", "iscsi_test_cu", "libiscsi_died", "LIBISCSI_KNOWN",
-    "libiscsi_listing", "LIBISCSI_NOT_RUN", "libiscsi_parse", "libiscsi_run",
-    "LIBISCSI_SILENT_SKIP", "libiscsi_suite", "LIBISCSI_SUITE_LINE",
-    "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL",
+    "WRITE_PROTECT", "BACKEND_MOD", "CORE_MOD", "env_setup", "FABRIC_MOD",
+    "has_module", "INTREE", "KO", "ko_path", "LIO", "LOAD", "load", "modprobe",
+    "MODULES", "STACK", "STACKS", "unload", "unload_users_first", "AUTOPROBE",
+    "clean", "disk", "free_hba_index", "hctl", "leftovers", "link_lun", "LOOP",
+    "mk_rd", "mk_target", "new_wwn", "scsi_present", "sd_attached", "sd_off",
+    "setup_luns", "sgdev", "T", "two_nexuses", "unlink_lun", "ANSI", "tcli",
+    "tcli_ok", "TCLI_TIMES", "tree_text", "be", "check", "cmd", "field",
+    "good", "rw_cdb", "SG_DXFER_FROM_DEV", "SG_DXFER_NONE", "SG_DXFER_TO_DEV",
+    "SG_IO", "sg_io", "sg_raw", "sgcmd", "sgio", "SgIoHdr", "tool", "tur",
+    "ua_clear", "unit_attentions", "vpd83_ports", "iscsi_test_cu",
+    "libiscsi_died", "LIBISCSI_KNOWN", "libiscsi_listing", "LIBISCSI_NOT_RUN",
+    "libiscsi_parse", "libiscsi_run", "LIBISCSI_SILENT_SKIP", "libiscsi_suite",
+    "LIBISCSI_SUITE_LINE", "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL",
 ]

@@ -47,7 +47,7 @@ import random
 import sys
 import threading
 
-from .scsi import (SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV,
+from .scsi import (SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV, be,
                    sg_io, sgio)
 from .sense import CHECK, GOOD, INVALID_FIELD, STATUS
 KEYS_OK = {0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7, 0xa, 0xb, 0xe}
@@ -79,10 +79,6 @@ NO_DATA = {0x00, 0x01, 0x16, 0x17, 0x1b, 0x1e, 0x2f, 0x34, 0x35, 0x56,
 UNMAP = 0x42
 UNMAP_MAX = 8 + 16 * 64         # (the time to patch a longer list)
 MODE_SELECT = (0x15, 0x55)
-
-
-def be(v, n):
-    return (v & ((1 << (8 * n)) - 1)).to_bytes(n, "big")
 
 
 def put(cdb, at, n, v):

@@ -9,6 +9,22 @@ from .host import run
 from .sense import CHECK, GOOD, kcq
 
 
+def be(v, n):
+    """v as n big-endian bytes, a list (what does not fit is dropped)."""
+    return list((v & ((1 << (8 * n)) - 1)).to_bytes(n, "big"))
+
+
+def rw_cdb(op, lba, n, b1=0):
+    """A READ/WRITE/VERIFY-style CDB (LBA and transfer length) of the
+    size of op's group: 10 bytes (groups 1, 2), 12 (group 5), 16 (4)."""
+    size = {1: 10, 2: 10, 5: 12, 4: 16}[op >> 5]
+    if size == 10:
+        return [op, b1] + be(lba, 4) + [0] + be(n, 2) + [0]
+    if size == 12:
+        return [op, b1] + be(lba, 4) + be(n, 4) + [0, 0]
+    return [op, b1] + be(lba, 8) + be(n, 4) + [0, 0]
+
+
 class SgIoHdr(ctypes.Structure):
     _fields_ = [("interface_id", ctypes.c_int),
                 ("dxfer_direction", ctypes.c_int),
