@@ -15,7 +15,8 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, rd, sgcmd, wr
+from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, prin, prout, rd,
+                     sgcmd, wr)
 from tcmxlib import (CHECK, CONFLICT, GOOD, INVALID_FIELD, REG_PREEMPTED,
                      RES_PREEMPTED, RES_RELEASED, kcq)
 
@@ -25,22 +26,6 @@ TUR = [0, 0, 0, 0, 0, 0]
 READ10 = [0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 WE, EA, WE_RO = 1, 3, 5
-
-
-def prin(sg, sa, alloc=1024):
-    st, sense, data = sgcmd(sg, [0x5e, sa, 0, 0, 0, 0, 0, alloc >> 8,
-                                 alloc & 0xff, 0], din=alloc)
-    assert st == GOOD, (st, sense.hex())
-    return data
-
-
-def prout(sg, sa, key=0, sa_key=0, type_=0, flags=0, plen=24):
-    param = key.to_bytes(8, "big") + sa_key.to_bytes(8, "big") + \
-        bytes(4) + bytes([flags, 0, 0, 0])
-    param = (param + bytes(max(0, plen - 24)))[:plen]
-    st, sense, _ = sgcmd(sg, [0x5f, sa, type_, 0, 0, 0, 0, 0, plen, 0],
-                         dout=param)
-    return st, kcq(sense)
 
 
 def keys(*ks):

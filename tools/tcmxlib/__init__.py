@@ -60,10 +60,10 @@ from .configfs import (AUTOPROBE, clean, disk, free_hba_index, hctl, leftovers,
                        sd_attached, sd_off, setup_luns, sgdev, T, two_nexuses,
                        unlink_lun)
 from .targetcli import (ANSI, tcli, tcli_ok, TCLI_TIMES, tree_text)
-from .scsi import (be, check, cmd, field, good, rw_cdb, SG_DXFER_FROM_DEV,
-                   SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_IO, sg_io, sg_raw, sgcmd,
-                   sgio, SgIoHdr, tool, tur, ua_clear, unit_attentions,
-                   vpd83_ports)
+from .scsi import (be, check, cmd, field, good, prin, prout, rw_cdb,
+                   SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_IO,
+                   sg_io, sg_raw, sgcmd, sgio, SgIoHdr, tool, tur, ua_clear,
+                   unit_attentions, vpd83_ports)
 from .libiscsi import (iscsi_test_cu, libiscsi_died, LIBISCSI_KNOWN,
                        libiscsi_listing, LIBISCSI_NOT_RUN, libiscsi_parse,
                        libiscsi_run, LIBISCSI_SILENT_SKIP, libiscsi_suite,
@@ -90,10 +90,11 @@ __all__ = [
     "mk_rd", "mk_target", "new_wwn", "scsi_present", "sd_attached", "sd_off",
     "setup_luns", "sgdev", "T", "two_nexuses", "unlink_lun", "ANSI", "tcli",
     "tcli_ok", "TCLI_TIMES", "tree_text", "be", "check", "cmd", "field",
-    "good", "rw_cdb", "SG_DXFER_FROM_DEV", "SG_DXFER_NONE", "SG_DXFER_TO_DEV",
-    "SG_IO", "sg_io", "sg_raw", "sgcmd", "sgio", "SgIoHdr", "tool", "tur",
-    "ua_clear", "unit_attentions", "vpd83_ports", "iscsi_test_cu",
-    "libiscsi_died", "LIBISCSI_KNOWN", "libiscsi_listing", "LIBISCSI_NOT_RUN",
-    "libiscsi_parse", "libiscsi_run", "LIBISCSI_SILENT_SKIP", "libiscsi_suite",
-    "LIBISCSI_SUITE_LINE", "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL",
+    "good", "prin", "prout", "rw_cdb", "SG_DXFER_FROM_DEV", "SG_DXFER_NONE",
+    "SG_DXFER_TO_DEV", "SG_IO", "sg_io", "sg_raw", "sgcmd", "sgio", "SgIoHdr",
+    "tool", "tur", "ua_clear", "unit_attentions", "vpd83_ports",
+    "iscsi_test_cu", "libiscsi_died", "LIBISCSI_KNOWN", "libiscsi_listing",
+    "LIBISCSI_NOT_RUN", "libiscsi_parse", "libiscsi_run",
+    "LIBISCSI_SILENT_SKIP", "libiscsi_suite", "LIBISCSI_SUITE_LINE",
+    "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL",
 ]

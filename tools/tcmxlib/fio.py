@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """fio jobs: the project's seed job and the shapes of tools/bench, the
-prewrite, and one run's figures from fio's JSON output."""
+prewrite, one run's figures from fio's JSON output, and the verifying
+fio that tests run while they disturb the target."""
 import json
+import os
 import subprocess
 
 from .host import StackError
@@ -107,3 +109,54 @@ def figures(job, kind="rw"):
             rec[k] = percentile(d["clat_ns"], p)
             rec["lat_" + k] = percentile(d["lat_ns"], p)
     return rec
+
+
+# a verifying fio (verify_start) stops, cleanly, once this file exists
+VERIFY_STOP = "/tmp/tcmx-fio-verify-stop"
+
+
+def verify_start(devs, size="16M", runtime=300):
+    """fio writing and verifying (crc32c, every 64 blocks written) each
+    of devs (a job per device, size bytes of it) in the background until
+    verify_stop(), or runtime seconds; the Popen."""
+    if os.path.exists(VERIFY_STOP):
+        os.unlink(VERIFY_STOP)
+    args = ["fio", "--ioengine=libaio", "--direct=1", "--rw=randwrite",
+            "--bs=4k", "--iodepth=8", "--size=" + size, "--verify=crc32c",
+            "--verify_backlog=64", "--verify_fatal=1", "--time_based",
+            "--runtime=%d" % runtime, "--trigger-file=" + VERIFY_STOP,
+            "--output-format=terse"]
+    for i, d in enumerate(devs):
+        args += ["--name=t%d" % i, "--filename=" + d]
+    return subprocess.Popen(args, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def verify_stop(p, timeout=180):
+    """The fio of verify_start() ran all along (so what the test did
+    happened during it): stop it; it must end 0, every job without an
+    error, having read (verified) and written. Returns its output."""
+    try:
+        assert p.poll() is None, "fio ended early:\n" + p.communicate()[0]
+        with open(VERIFY_STOP, "w"):
+            pass
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            raise AssertionError("fio did not end:\n" + out)
+    except BaseException:
+        p.kill()
+        p.communicate()
+        raise
+    finally:
+        if os.path.exists(VERIFY_STOP):
+            os.unlink(VERIFY_STOP)
+    assert p.returncode == 0, out
+    assert "verify:" not in out and "bad magic" not in out, out
+    for line in out.strip().splitlines():
+        f = line.split(";")
+        # terse v3: field 5 is the job's error, 6 KiB read, 47 KiB written
+        assert f[4] == "0" and int(f[5]) > 0 and int(f[46]) > 0, out
+    return out

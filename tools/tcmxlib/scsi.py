@@ -113,6 +113,26 @@ def check(dev, cdb, want, din=0, dout=None):
     return sense
 
 
+def prin(dev, sa, alloc=1024):
+    """PERSISTENT RESERVE IN, service action sa, that must end GOOD: its
+    data-in."""
+    return good(dev, [0x5e, sa, 0, 0, 0, 0, 0, alloc >> 8, alloc & 0xff, 0],
+                din=alloc)
+
+
+def prout(dev, sa, key=0, sa_key=0, type_=0, flags=0, plen=24):
+    """PERSISTENT RESERVE OUT, service action sa, with the basic parameter
+    list (reservation key, service action key, flags: APTPL, ALL_TG_PT,
+    SPEC_I_PT), cut or padded to plen bytes: (status, (key, asc, ascq) or
+    None)."""
+    param = key.to_bytes(8, "big") + sa_key.to_bytes(8, "big") + \
+        bytes(4) + bytes([flags, 0, 0, 0])
+    param = (param + bytes(max(0, plen - 24)))[:plen]
+    st, sense, _ = cmd(dev, [0x5f, sa, type_, 0, 0, 0, 0, 0, plen, 0],
+                       dout=param)
+    return st, kcq(sense)
+
+
 def unit_attentions(sg, tries=10):
     """TEST UNIT READY over SG_IO until it is not a unit attention: the
     (key, asc, ascq) of those it consumed, and how it ended (None for
