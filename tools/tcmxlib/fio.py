@@ -115,17 +115,18 @@ def figures(job, kind="rw"):
 VERIFY_STOP = "/tmp/tcmx-fio-verify-stop"
 
 
-def verify_start(devs, size="16M", runtime=300):
+def verify_start(devs, size="16M", runtime=300, iodepth=8, offset=None):
     """fio writing and verifying (crc32c, every 64 blocks written) each
-    of devs (a job per device, size bytes of it) in the background until
-    verify_stop(), or runtime seconds; the Popen."""
+    of devs (a job per device, size bytes of it from offset) in the
+    background until verify_stop(), or runtime seconds; the Popen."""
     if os.path.exists(VERIFY_STOP):
         os.unlink(VERIFY_STOP)
     args = ["fio", "--ioengine=libaio", "--direct=1", "--rw=randwrite",
-            "--bs=4k", "--iodepth=8", "--size=" + size, "--verify=crc32c",
-            "--verify_backlog=64", "--verify_fatal=1", "--time_based",
-            "--runtime=%d" % runtime, "--trigger-file=" + VERIFY_STOP,
-            "--output-format=terse"]
+            "--bs=4k", "--iodepth=%d" % iodepth] + \
+        (["--offset=%d" % offset] if offset is not None else []) + \
+        ["--size=%s" % size, "--verify=crc32c", "--verify_backlog=64",
+         "--verify_fatal=1", "--time_based", "--runtime=%d" % runtime,
+         "--trigger-file=" + VERIFY_STOP, "--output-format=terse"]
     for i, d in enumerate(devs):
         args += ["--name=t%d" % i, "--filename=" + d]
     return subprocess.Popen(args, stdout=subprocess.PIPE,
