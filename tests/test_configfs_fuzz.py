@@ -26,6 +26,7 @@ from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT, fio
 from tcmxlib import (LOOP, MiB, T, Kmsg, disk, hctl, link_lun,
                      mem_free_to_use, mk_rd, mk_target, new_wwn, rd, run,
                      scsi_present, sha, tur, wr)
+from tcmxlib import fill
 
 pytestmark = pytest.mark.tcmx_only
 
@@ -36,15 +37,13 @@ KEEP = 4 * MiB          # the I/O LUN's first 4 MiB: written once, kept
 # ------------------------------------------------------ the I/O that runs
 def io_fill(dev):
     """Every block of dev written (the ramdisk has all its pages)."""
-    run("yes tcmx-fill | head -c %d | dd of=%s bs=1M oflag=direct "
-        "iflag=fullblock status=none" % (IO_SIZE, dev))
+    fill(dev, "tcmx-fill", IO_SIZE)
 
 
 def io_start(dev):
     """The first KEEP bytes of dev get a pattern (their sha256 returned)
     and fio writes and verifies (crc32c) the rest until io_stop()."""
-    run("yes tcmx-keep | head -c %d | dd of=%s bs=1M oflag=direct "
-        "iflag=fullblock status=none" % (KEEP, dev))
+    fill(dev, "tcmx-keep", KEEP)
     want = sha(dev, 0, KEEP)
     p = fio.verify_start([dev], IO_SIZE - KEEP, 600, iodepth=4, offset=KEEP)
     return p, want

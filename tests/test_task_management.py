@@ -15,6 +15,7 @@ import pytest
 
 from tcmxlib import (MiB, disk, err_of, mk_rd, mk_target, link_lun,
                      rd, run, sha, unlink_lun, wr)
+from tcmxlib import fill
 from tcmxlib import fio
 
 pytestmark = pytest.mark.tcmx_only
@@ -76,8 +77,7 @@ def luns(stack):
     link_lun(tpg1, 1, mk_rd("b", 32 * MiB))
     link_lun(tpg2, 0, mk_rd("c", 32 * MiB))
     a, b, c = disk(tpg1, 0), disk(tpg1, 1), disk(tpg2, 0)
-    run("yes tmf | head -c %d | dd of=%s bs=1M oflag=direct iflag=fullblock "
-        "status=none" % (32 * MiB, c))
+    fill(c, "tmf", 32 * MiB)
     want = sha(c, 0, 32 * MiB)
     try:
         yield dict(a=a, b=b, c=c, la=la, want=want)

@@ -132,6 +132,13 @@ def mem_free_to_use():
     return meminfo() + pcp * os.sysconf("SC_PAGE_SIZE")
 
 
+def fill(dev, text, length):
+    """Write length bytes (whole MiB) of `text` lines ("text\\n" again and
+    again, as yes(1) prints it) at the start of dev, direct."""
+    run("yes %s | head -c %d | dd of=%s bs=1M oflag=direct "
+        "iflag=fullblock status=none" % (text, length, dev))
+
+
 def sha(dev, off, length):
     """sha256 of length bytes of dev at off (whole MiB), read direct."""
     p = run("dd if=%s bs=1M skip=%d count=%d iflag=direct,skip_bytes "
