@@ -12,13 +12,6 @@ import tcmxlib
 from tcmxlib import COMMAND_SEQUENCE, INVALID_FIELD, kcq
 
 
-@pytest.fixture
-def sgfd(scsi_lun):
-    fd = os.open(scsi_lun["sg"], os.O_RDWR)
-    yield fd
-    os.close(fd)
-
-
 @pytest.mark.tcmx_only
 def test_report_timestamp(sgfd):
     before = int(time.time() * 1000)

@@ -63,7 +63,7 @@ from .targetcli import (ANSI, tcli, tcli_ok, TCLI_TIMES, tree_text)
 from .scsi import (be, check, cmd, field, good, prin, prout, rw_cdb,
                    SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_IO,
                    sg_io, sg_raw, sgcmd, sgio, SgIoHdr, tool, tur, ua_clear,
-                   unit_attentions, vpd83_ports)
+                   unit_attentions, vpd83_ports, write_read_block)
 from .libiscsi import (iscsi_test_cu, libiscsi_died, LIBISCSI_KNOWN,
                        libiscsi_listing, LIBISCSI_NOT_RUN, libiscsi_parse,
                        libiscsi_run, LIBISCSI_SILENT_SKIP, libiscsi_suite,
@@ -93,8 +93,8 @@ __all__ = [
     "good", "prin", "prout", "rw_cdb", "SG_DXFER_FROM_DEV", "SG_DXFER_NONE",
     "SG_DXFER_TO_DEV", "SG_IO", "sg_io", "sg_raw", "sgcmd", "sgio", "SgIoHdr",
     "tool", "tur", "ua_clear", "unit_attentions", "vpd83_ports",
-    "iscsi_test_cu", "libiscsi_died", "LIBISCSI_KNOWN", "libiscsi_listing",
-    "LIBISCSI_NOT_RUN", "libiscsi_parse", "libiscsi_run",
+    "write_read_block", "iscsi_test_cu", "libiscsi_died", "LIBISCSI_KNOWN",
+    "libiscsi_listing", "LIBISCSI_NOT_RUN", "libiscsi_parse", "libiscsi_run",
     "LIBISCSI_SILENT_SKIP", "libiscsi_suite", "LIBISCSI_SUITE_LINE",
     "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL",
 ]

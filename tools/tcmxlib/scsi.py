@@ -113,6 +113,17 @@ def check(dev, cdb, want, din=0, dout=None):
     return sense
 
 
+def write_read_block(dev, lba, fill):
+    """WRITE(10) one 512-byte block of byte fill at lba of dev, READ(10)
+    it back: both GOOD without sense, the block as written."""
+    data = bytes([fill]) * 512
+    w = [0x2a, 0] + be(lba, 4) + [0, 0, 1, 0]
+    st, sense, _ = cmd(dev, w, dout=data)
+    assert (st, sense) == (GOOD, b"")
+    st, sense, got = cmd(dev, [0x28] + w[1:], din=512)
+    assert (st, sense, got) == (GOOD, b"", data)
+
+
 def prin(dev, sa, alloc=1024):
     """PERSISTENT RESERVE IN, service action sa, that must end GOOD: its
     data-in."""
