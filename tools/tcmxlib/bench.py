@@ -180,3 +180,15 @@ def run_options(a, icount_help="with --vm: the guest's clocks count "
     a("--no-chart", action="store_true",
       help=chart_help or argparse.SUPPRESS)
     a("--report", metavar="JSON", help=report_help)
+
+
+def stack_names(p, spec):
+    """The stacks of a --stacks value (comma-separated), each known to
+    tcmxlib.stacks, else an argparse error of parser p."""
+    names = [x for x in spec.split(",") if x]
+    for s in names:
+        try:
+            stacks.stack(s)
+        except KeyError:
+            p.error("unknown stack %s" % s)
+    return names
