@@ -18,7 +18,7 @@ import warnings
 
 from .configfs import T as TARGET
 from .host import CFS, StackError, loaded_modules, mount_configfs, wr
-from .kmod import has_module, modprobe, unload_users_first
+from .kmod import LIO, MODULES, has_module, modprobe, unload_users_first
 
 # rtslib warns when the kernel refuses its dbroot once backstores exist
 warnings.filterwarnings("ignore", message="Cannot set dbroot")
@@ -162,8 +162,8 @@ class Tcmx(Lio):
     """tcmx; a variant "tcmx:can_queue=256:shared_tags=0" loads tcmx_loop
     with those parameters (to choose them from measurement)."""
 
-    load = ("tcmx_core", "tcmx_rd", "tcmx_loop")
-    unload = ("tcmx_loop", "tcmx_rd", "tcmx_core")
+    load = MODULES
+    unload = MODULES[::-1]
     prefix = "tcmx_"
 
     def __init__(self, loop_params=()):
@@ -173,7 +173,7 @@ class Tcmx(Lio):
 
 class InTree(Lio):
     name = "in-tree"
-    load = ("target_core_mod", "tcm_loop")
+    load = LIO
     # iscsi_target_mod only if rtslib pulled it in; target_core_{iblock,
     # file,pscsi,user} are requested by the core on the first HBA mkdir
     unload = ("tcm_loop", "iscsi_target_mod")
