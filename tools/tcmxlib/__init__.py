@@ -7,8 +7,8 @@ first on its path); pytest finds it through pytest.ini's pythonpath.
 
 The package imports, for the tests, every name of these modules:
 host        run(), sh(), wr(), rd(), err_of(), modules(), loaded(),
-            meminfo(), sha(), Kmsg (kernel messages logged since it was
-            created), PREEMPT_RT, GiB, MiB, PAGE
+            meminfo(), fill(), sha(), Kmsg (kernel messages logged since
+            it was created), PREEMPT_RT, GiB, MiB, PAGE
 sense       GOOD, CHECK, CONFLICT...; the (key, asc, ascq) triples by
             name (INVALID_FIELD, LBA_RANGE, ...); kcq(), sense_name()
 kmod        the stack under test (TCMX_TEST_STACK: "tcmx", the default,
@@ -22,7 +22,8 @@ configfs    clean() removes everything under /sys/kernel/config/target;
             two_nexuses(), hctl(), disk(), sgdev(), sd_attached()
 targetcli   tcli(), tcli_ok(), tree_text()
 scsi        sgio(), sg_io(), sgcmd() (SG_IO by ioctl), good(), check(),
-            sg_raw(), tur(), unit_attentions(), tool(), field()
+            be(), rw_cdb(), write_read_block(), prin(), prout(), sg_raw(),
+            tur(), unit_attentions(), tool(), field()
 libiscsi    iscsi-test-cu over SG_IO (tools/conformance and the tests)
 
 and, imported by name (tcmxlib.stacks...), what the tools use:
