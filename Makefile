@@ -5,12 +5,13 @@
 # output anywhere but M=). Tests and the demo run in a QEMU VM (tools/vm).
 #
 #   make [KVER=ver | KDIR=dir]   build (default: the VM's 6.1 kernel);
-#                                 ver: a release or a tools/kver name (6.12-rt)
+#                                 ver: a release or a tools/internal/kver name (6.12-rt)
 #   make check [KVERS="6.1 ..."]  build + run tests/ in one VM per kernel;
 #                                 KVERS=debug: on the debug kernel (KASAN,
 #                                 lockdep, kmemleak...), built once by
 #                                 tools/debug-kernel (40-66 min, see README)
-#   make demo                     targetcli + fio on tcmx LUNs in the VM
+#   make demo                     targetcli, lsscsi, fio on tcmx and the
+#                                 in-tree LIO in the VM, side by side
 #   make conformance [CONF_KVERS="6.1 6.12"]  libiscsi's suite on tcmx and
 #                                 the in-tree LIO, table into CONFORMANCE.md
 #   make install [KVER=ver...] [INTREE=1]   DKMS, as root (see README)
@@ -27,9 +28,9 @@ endif
 # make install's kernels: KVER as given, else the running kernel
 INSTALL_KVER := $(or $(KVER),$(shell uname -r))
 ifneq ($(filter command line environment,$(origin KVER)),)
-override KVER := $(or $(shell tools/kver $(KVER) 2>/dev/null),$(KVER))
+override KVER := $(or $(shell tools/internal/kver $(KVER) 2>/dev/null),$(KVER))
 endif
-KVER ?= $(shell tools/kver 6.1 2>/dev/null)
+KVER ?= $(shell tools/internal/kver 6.1 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 KVERS ?= 6.1 6.12 6.1-rt 6.12-rt
 W ?= 1
@@ -85,8 +86,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory modules
-	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo.sh
-	@tools/bench --vm --kernel $(or $(KVER),6.1) --quick
+	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo
 
 # tcmx against in-tree LIO, scsi_debug and null_blk in one VM boot;
 # BENCH_ARGS="--rounds 5 ..." (see tools/bench --help, BENCHMARKS.md)
@@ -130,7 +130,7 @@ load:
 	insmod build/$(RUNNING)/loopback/tcmx_loop.ko
 
 unload:
-	/usr/bin/python3 tests/tcmxlib.py clean
+	cd tools && /usr/bin/python3 -m tcmxlib clean
 
 clean:
 	rm -rf build

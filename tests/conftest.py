@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """pytest fixtures for tcmx. The tests run as root inside tools/vm (see
 tests/run), against the real modules of the running kernel; helpers are
-in tcmxlib.py. TCMX_TEST_STACK=lio runs them against the in-tree LIO.
+in tools/tcmxlib (pytest.ini puts tools/ on the path). TCMX_TEST_STACK=lio
+runs them against the in-tree LIO.
 
 Every test gets, automatically:
   - a clean start and a clean end: configfs target/ emptied and the tcmx
@@ -26,6 +27,7 @@ Fixtures to ask for:
                 5e1a1-0000-4000-8000-000000000001), 16 MiB ones as LUNs 1
                 and 7, one TPG; a dict: tpg, so, dev (/dev/sdX of LUN 0),
                 sg (its /dev/sgN)
+  sgfd          scsi_lun's /dev/sgN, an open file descriptor
   run           tcmxlib.run(cmd, check=True, timeout=300)
 """
 import os
@@ -123,6 +125,14 @@ def scsi_lun(stack):
     for i in (0, 1, 7):
         tcmxlib.tur(tcmxlib.disk(tpg, i))
     return d
+
+
+@pytest.fixture
+def sgfd(scsi_lun):
+    """scsi_lun's /dev/sgN, open (O_RDWR) for the test."""
+    fd = os.open(scsi_lun["sg"], os.O_RDWR)
+    yield fd
+    os.close(fd)
 
 
 @pytest.fixture

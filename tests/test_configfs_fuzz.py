@@ -18,19 +18,18 @@ import json
 import os
 import random
 import re
-import subprocess
 import time
 
 import pytest
 
-from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT
+from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT, fio
 from tcmxlib import (LOOP, MiB, T, Kmsg, disk, hctl, link_lun,
                      mem_free_to_use, mk_rd, mk_target, new_wwn, rd, run,
                      scsi_present, sha, tur, wr)
+from tcmxlib import fill
 
 pytestmark = pytest.mark.tcmx_only
 
-STOP = "/tmp/tcmx-fuzz-fio-stop"
 IO_SIZE = 64 * MiB
 KEEP = 4 * MiB          # the I/O LUN's first 4 MiB: written once, kept
 
@@ -38,26 +37,15 @@ KEEP = 4 * MiB          # the I/O LUN's first 4 MiB: written once, kept
 # ------------------------------------------------------ the I/O that runs
 def io_fill(dev):
     """Every block of dev written (the ramdisk has all its pages)."""
-    run("yes tcmx-fill | head -c %d | dd of=%s bs=1M oflag=direct "
-        "iflag=fullblock status=none" % (IO_SIZE, dev))
+    fill(dev, "tcmx-fill", IO_SIZE)
 
 
 def io_start(dev):
     """The first KEEP bytes of dev get a pattern (their sha256 returned)
     and fio writes and verifies (crc32c) the rest until io_stop()."""
-    run("yes tcmx-keep | head -c %d | dd of=%s bs=1M oflag=direct "
-        "iflag=fullblock status=none" % (KEEP, dev))
+    fill(dev, "tcmx-keep", KEEP)
     want = sha(dev, 0, KEEP)
-    if os.path.exists(STOP):
-        os.unlink(STOP)
-    p = subprocess.Popen(
-        ["fio", "--name=io", "--filename=" + dev, "--ioengine=libaio",
-         "--direct=1", "--rw=randwrite", "--bs=4k", "--iodepth=4",
-         "--offset=%d" % KEEP, "--size=%d" % (IO_SIZE - KEEP),
-         "--verify=crc32c", "--verify_backlog=64", "--verify_fatal=1",
-         "--time_based", "--runtime=600", "--trigger-file=" + STOP,
-         "--output-format=terse"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = fio.verify_start([dev], IO_SIZE - KEEP, 600, iodepth=4, offset=KEEP)
     return p, want
 
 
@@ -71,21 +59,7 @@ def io_kill(p):
 def io_stop(p, dev, want):
     """fio still ran (so the I/O went on all along), ends cleanly with
     data written and verified; the kept region is intact."""
-    try:
-        assert p.poll() is None, "fio ended early:\n" + p.communicate()[0]
-        with open(STOP, "w"):
-            pass
-        out, _ = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-        if os.path.exists(STOP):
-            os.unlink(STOP)
-    assert p.returncode == 0, out
-    assert "verify:" not in out and "bad magic" not in out, out
-    f = out.strip().splitlines()[-1].split(";")
-    assert int(f[5]) > 0 and int(f[46]) > 0, out    # KiB read, written
+    fio.verify_stop(p, timeout=120)
     assert sha(dev, 0, KEEP) == want
 
 

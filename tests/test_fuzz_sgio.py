@@ -10,10 +10,9 @@ log stays clean (the conftest guard).
 
 TCMX_FUZZ_SEED (default: a fixed one) and TCMX_FUZZ_COUNT change the
 run; the seed is printed, so that a failure can be replayed by hand:
-tools/fuzz-sgio --dev /dev/sgN --seed S --count N."""
+tools/fuzz-sgio --dev /dev/sgN --seed S --count N (the generator and
+the oracles are tcmxlib.fuzz)."""
 import hashlib
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import threading
@@ -21,8 +20,8 @@ import time
 
 import pytest
 
-from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT
-from tcmxlib import (MiB, PROJ, disk, kcq, run, setup_luns, sgcmd, sgdev,
+from tcmxlib import NOT_ON_RT_WHY, PREEMPT_RT, fuzz
+from tcmxlib import (MiB, disk, kcq, run, setup_luns, sgcmd, sgdev,
                      unit_attentions)
 
 pytestmark = pytest.mark.skipif(PREEMPT_RT, reason=NOT_ON_RT_WHY)
@@ -32,15 +31,6 @@ SEED = int(os.environ.get("TCMX_FUZZ_SEED", "20261201"))
 COUNT = int(os.environ.get("TCMX_FUZZ_COUNT", "10000"))
 THREADS = int(os.environ.get("TCMX_FUZZ_THREADS", "4"))
 PR_KEY = 0x7e57c1ea2
-
-
-def fuzz_module():
-    path = os.path.join(PROJ, "tools", "fuzz-sgio")
-    loader = importlib.machinery.SourceFileLoader("fuzz_sgio", path)
-    spec = importlib.util.spec_from_loader("fuzz_sgio", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def restore(sg):
@@ -107,8 +97,7 @@ def test_fuzz_sgio(stack, dmesg, tmp_path):
     pfile = tmp_path / "pattern"
     pfile.write_bytes(pattern)
     run("dd if=%s of=%s bs=1M oflag=direct status=none" % (pfile, sd0))
-    fz = fuzz_module()
-    unit = fz.Unit(sg0)
+    unit = fuzz.Unit(sg0)
     assert unit.blocks * unit.bs == SIZE, (unit.blocks, unit.bs)
     scratch = unit.blocks // 2
     keep = scratch * unit.bs
@@ -121,14 +110,14 @@ def test_fuzz_sgio(stack, dmesg, tmp_path):
     fio_out = []
     ft = threading.Thread(target=lambda: fio_out.extend(fio_loop(sd1, stop)))
     ft.start()
-    f = fz.Fuzzer(sg0, unit, scratch)
+    f = fuzz.Fuzzer(sg0, unit, scratch)
     t0 = time.monotonic()
     try:
         # half with fixed sense, half with descriptor sense
         f.run(COUNT // 2, SEED, THREADS)
         set_d_sense(sg0, not unit.d_sense)
         fd = os.open(sg0, os.O_RDWR)
-        f.d_sense = {fz.Unit.read_d_sense(fd)}
+        f.d_sense = {fuzz.Unit.read_d_sense(fd)}
         os.close(fd)
         assert f.d_sense == {not unit.d_sense}
         stats = f.run(COUNT - COUNT // 2, SEED + 1, THREADS)
@@ -156,7 +145,7 @@ def test_fuzz_sgio(stack, dmesg, tmp_path):
     print("restored: %s" % found)
     st, sense, _ = sgcmd(sg0, [0, 0, 0, 0, 0, 0])
     assert st == 0, ("TEST UNIT READY", st, sense.hex())
-    again = fz.Unit(sg0)
+    again = fuzz.Unit(sg0)
     assert (again.blocks, again.bs) == (unit.blocks, unit.bs)
     got = run("dd if=%s bs=1M count=%d iflag=direct status=none | "
               "sha256sum" % (sd0, keep // MiB)).stdout.split()[0]

@@ -22,6 +22,7 @@ from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
                      mem_free_to_use, mk_rd, mk_target, modules, rd, run,
                      sd_off, sgcmd, sgdev, sha, ua_clear, unlink_lun,
                      unload, wr)
+from tcmxlib import fill
 
 pytestmark = pytest.mark.skipif(PREEMPT_RT, reason=NOT_ON_RT_WHY)
 
@@ -336,9 +337,8 @@ def test_overcommitted_luns_filled_by_fio(stack, dmesg):
 
 
 # ---------------------------------------------------- hot remove under I/O
-def fill(dev, i):
-    run("yes hot%d | head -c %d | dd of=%s bs=1M oflag=direct "
-        "iflag=fullblock status=none" % (i, 4 * MiB, dev))
+def fill_hot(dev, i):
+    fill(dev, "hot%d" % i, 4 * MiB)
     return sha(dev, 0, 4 * MiB)
 
 
@@ -394,7 +394,7 @@ def test_tpg_and_wwn_deleted_under_fio(stack, dmesg):
     for (tpg, n), so in zip(places, sos):
         link_lun(tpg, n, so)
     devs = [disk(tpg, n) for tpg, n in places]
-    sums = [fill(d, i) for i, d in enumerate(devs)]
+    sums = [fill_hot(d, i) for i, d in enumerate(devs)]
 
     fio = fio_on(devs[0])
     try:

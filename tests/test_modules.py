@@ -12,8 +12,8 @@ import time
 import pytest
 
 from tcmxlib import (KO, KVER, MODULES, PROJ, T, MiB, hctl, link_lun, load,
-                     loaded, mk_rd, mk_target, rd, run, sgcmd, sgdev,
-                     unlink_lun, unload)
+                     loaded, mk_rd, mk_target, rd, run, sgdev, unlink_lun,
+                     unload, write_read_block)
 
 OWNED = "configfs target/ is owned by another target stack " \
         "(target_core_mod?); unload it first"
@@ -190,22 +190,12 @@ def test_no_io_scheduler_by_default(scsi_lun):
         with open(sched, "w") as f:
             f.write("mq-deadline")
         assert "[mq-deadline]" in rd(sched), rd(sched)
-        rd_block_io(sg, 0x5a)
+        write_read_block(sg, 5, 0x5a)
     finally:
         with open(sched, "w") as f:
             f.write("none")
     assert "[none]" in rd(sched)
-    rd_block_io(sg, 0xa5)
-
-
-def rd_block_io(sg, fill):
-    """WRITE(10) a block of fill at LBA 5 of sg and READ(10) it back."""
-    data = bytes([fill]) * 512
-    w = [0x2a, 0, 0, 0, 0, 5, 0, 0, 1, 0]
-    st, sense, _ = sgcmd(sg, w, dout=data)
-    assert (st, sense) == (0, b"")
-    st, sense, got = sgcmd(sg, [0x28] + w[1:], din=512)
-    assert (st, sense, got) == (0, b"", data)
+    write_read_block(sg, 5, 0xa5)
 
 
 def rmmod_refused(name):
@@ -229,9 +219,9 @@ def test_backend_pinned_while_its_device_exists(stack):
     assert refcnt("tcmx_rd") == 1                 # the HBA's
     lun = link_lun(tpg, 0, so)
     sg = sgdev(tpg, 0)
-    rd_block_io(sg, 0x5a)
+    write_read_block(sg, 5, 0x5a)
     rmmod_refused("tcmx_rd")
-    rd_block_io(sg, 0xa5)
+    write_read_block(sg, 5, 0xa5)
     unlink_lun(lun)
     rmmod_refused("tcmx_rd")
     os.rmdir(so)
@@ -243,7 +233,7 @@ def test_backend_pinned_while_its_device_exists(stack):
     load("tcmx_rd")
     so = mk_rd("again", 16 * MiB)
     link_lun(tpg, 0, so)
-    rd_block_io(sgdev(tpg, 0), 0x3c)
+    write_read_block(sgdev(tpg, 0), 5, 0x3c)
 
 
 def refcnt(name):

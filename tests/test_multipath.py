@@ -20,7 +20,7 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, rd, run, wr
+from tcmxlib import PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, fio, rd, run, wr
 
 pytestmark = [pytest.mark.tcmx_only,
               pytest.mark.skipif(PREEMPT_RT, reason=USERSPACE_NOT_ON_RT_WHY)]
@@ -157,25 +157,6 @@ def unload_dm():
     raise AssertionError("still loaded: %s" % dm_loaded())
 
 
-# fio stops, cleanly (exit 0, verify errors still fatal), once this exists
-FIO_STOP = "/tmp/tcmx-mp-fio-stop"
-
-
-def fio_verify(mapdev, limit=240):
-    """fio writing and verifying (crc32c, every 64 blocks written) the map
-    until fio_stop(), or limit seconds: the tests stop it once the event
-    is over and the I/O is seen going on; a limit reached first fails."""
-    if os.path.exists(FIO_STOP):
-        os.unlink(FIO_STOP)
-    return subprocess.Popen(
-        ["fio", "--name=mp", "--filename=" + mapdev, "--ioengine=libaio",
-         "--direct=1", "--rw=randwrite", "--bs=4k", "--iodepth=8",
-         "--size=32M", "--verify=crc32c", "--verify_backlog=64",
-         "--verify_fatal=1", "--time_based", "--runtime=%d" % limit,
-         "--trigger-file=" + FIO_STOP, "--output-format=terse"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
 @contextlib.contextmanager
 def killed_on_failure(p):
     """A failing check ends fio before the fixture takes the map away."""
@@ -185,31 +166,6 @@ def killed_on_failure(p):
         p.kill()
         p.wait()
         raise
-
-
-def fio_stop(p, timeout=180):
-    """fio was still running (so the events happened during it): stop it;
-    it must end with 0 and without a verify error."""
-    try:
-        assert p.poll() is None, "fio ended before the test was over:\n" + \
-            p.communicate()[0]
-        with open(FIO_STOP, "w"):
-            pass
-        try:
-            out, _ = p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, _ = p.communicate()
-            raise AssertionError("fio did not end:\n" + out)
-    finally:
-        if os.path.exists(FIO_STOP):
-            os.unlink(FIO_STOP)
-    assert p.returncode == 0, out
-    assert "verify:" not in out and "bad magic" not in out, out
-    # terse v3: field 6 is the KiB read (fio's verify reads), 47 written
-    f = out.strip().splitlines()[-1].split(";")
-    assert int(f[5]) > 0 and int(f[46]) > 0, out
-    return out
 
 
 def test_map_assembles(mpath):
@@ -224,7 +180,7 @@ def test_map_assembles(mpath):
 
 def test_failover_transport_offline(mpath):
     a, b, ta = mpath["a"], mpath["b"], mpath["ta"]
-    p = fio_verify(mpath["map"])
+    p = fio.verify_start([mpath["map"]], "32M", 240)
     with killed_on_failure(p):
         io_flows(mpath["dm"], "on the map")
         wr(ta + "/transport_status", "offline")
@@ -233,7 +189,7 @@ def test_failover_transport_offline(mpath):
         wr(ta + "/transport_status", "online")
         wait_for("A reinstated", lambda: paths_state()[a][0] == "active")
         io_flows(mpath["dm"], "on the map, A back")
-    fio_stop(p)
+    fio.verify_stop(p)
 
 
 def map_prefers(mpath, dev, other):
@@ -253,7 +209,7 @@ def test_failover_alua_standby(mpath):
     dm-multipath initialises A's path group."""
     a, b = mpath["a"], mpath["b"]
     wr(mpath["ga"] + "alua_access_type", "1")
-    p = fio_verify(mpath["map"])
+    p = fio.verify_start([mpath["map"]], "32M", 240)
     with killed_on_failure(p):
         io_flows(mpath["dm"], "on the map")
         wr(mpath["ga"] + "alua_access_state", "2")
@@ -269,18 +225,18 @@ def test_failover_alua_standby(mpath):
         wr(mpath["ga"] + "alua_access_state", "0")
         wait_for("A back", lambda: paths_state()[a][2] == "50")
         io_flows(mpath["dm"], "on the map, A back")
-    fio_stop(p)
+    fio.verify_stop(p)
 
 
 def test_unlink_path_under_io(mpath):
     b = mpath["b"]
-    p = fio_verify(mpath["map"])
+    p = fio.verify_start([mpath["map"]], "32M", 240)
     with killed_on_failure(p):
         io_flows(mpath["dm"], "on the map")
         tcmxlib.unlink_lun(mpath["ta"] + "/lun/lun_0")
         wait_for("A gone", lambda: mpath["a"] not in paths_state())
         io_flows(b, "on B, A gone")
-    fio_stop(p)
+    fio.verify_stop(p)
     assert os.path.exists(mpath["map"])
 
 

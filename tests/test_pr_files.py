@@ -8,18 +8,10 @@ import os
 import pytest
 
 import tcmxlib
-from tcmxlib import rd, wr
+from tcmxlib import GOOD, prout, rd, wr
 
 DBROOT = "/etc/rtslib-fb-target"
 NONE = "No SPC-3 Reservation holder\n"
-
-
-def prout(sg, sa, key=0, sa_key=0, type_=0, flags=0):
-    param = key.to_bytes(8, "big") + sa_key.to_bytes(8, "big") + \
-        bytes(4) + bytes([flags, 0, 0, 0])
-    st, sense, _ = tcmxlib.sgcmd(sg, [0x5f, sa, type_, 0, 0, 0, 0, 0, 24, 0],
-                                 dout=param)
-    assert st == 0, (sa, st, sense.hex())
 
 
 def files(pr):
@@ -54,9 +46,9 @@ def test_pr_files_in_each_state(nexuses):
     }
     assert files(pr) == empty
 
-    prout(a, 0, sa_key=0xa)
-    prout(b, 0, sa_key=0xb)
-    prout(a, 1, key=0xa, type_=5)
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=5) == (GOOD, None)
     held = dict(empty)
     held.update({
         "res_holder": "SPC-3 Reservation: loopback Initiator: %s\n" % na,
@@ -78,7 +70,7 @@ def test_pr_files_in_each_state(nexuses):
     assert files(pr) == held
 
     # APTPL from A's next REGISTER (same key): the file holds both
-    prout(a, 6, sa_key=0xa, flags=0x01)
+    assert prout(a, 6, sa_key=0xa, flags=0x01) == (GOOD, None)
     held.update({"res_aptpl_active": "APTPL Bit Status: Activated\n",
                  "res_pr_generation": "0x00000003\n"})
     held["res_pr_registered_i_pts"] = held[
@@ -102,7 +94,7 @@ def test_pr_files_in_each_state(nexuses):
 
     # CLEAR: nothing to keep.  In-tree also turns APTPL off (and ends the
     # text with a newline); tcmx keeps the last REGISTER's APTPL value.
-    prout(a, 3, key=0xa)
+    assert prout(a, 3, key=0xa) == (GOOD, None)
     assert rd("%s/pr/aptpl_%s" % (DBROOT, serial)).rstrip("\0\n") == \
         "No Registrations or Reservations"
     held = dict(empty)

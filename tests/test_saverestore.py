@@ -11,6 +11,7 @@ import pytest
 from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, GiB, LOOP, MiB,
                      STACK, T, disk, link_lun, meminfo, mk_rd, mk_target, rd,
                      run, sg_raw, tcli, tree_text, tur, wr)
+from tcmxlib import fill
 # the in-tree rd_mcp allocates every page up front: keep LIO small
 SIZE = GiB if STACK == "tcmx" else 16 * MiB
 N = 32
@@ -45,8 +46,7 @@ def test_save_clear_restore_32(stack):
         # cache the write left does not count.  MemAvailable follows only
         # part of it on 6.12 (64 MiB written: -43 MiB; 256 MiB: -187 MiB;
         # on 6.1 all of it), so ask for half of what is written.
-        run("yes tcmx | head -c %d | dd of=%s bs=1M oflag=direct "
-            "iflag=fullblock status=none" % (256 * MiB, disk(tpg, 3)))
+        fill(disk(tpg, 3), "tcmx", 256 * MiB)
         run("sync; echo 3 > /proc/sys/vm/drop_caches")
         assert mem1 - meminfo() >= 128 * MiB, (mem1, meminfo())
     run("printf 'ramdisk data' | dd of=%s bs=512 oflag=direct conv=sync "

@@ -13,11 +13,14 @@ import struct
 import pytest
 
 import tcmxlib
-from tcmxlib import rd, sgcmd, wr
+from tcmxlib import rd, wr
+from tcmxlib import (ALUA_CHANGED, ILLEGAL_OPCODE,
+                     INQUIRY_CHANGED, INVALID_PARAM, NOT_READY_OFFLINE,
+                     NOT_READY_STANDBY, NOT_READY_TRANSITIONING,
+                     NOT_READY_UNAVAILABLE, PARAM_LEN, check, good)
 
 pytestmark = pytest.mark.tcmx_only
 
-GOOD, CHECK = 0x00, 0x02
 TUR = [0, 0, 0, 0, 0, 0]
 READ10 = [0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
@@ -25,25 +28,8 @@ RC16 = [0x9e, 0x10] + [0] * 11 + [32, 0, 0]
 MODE_SENSE6 = [0x1a, 0x08, 0x3f, 0, 255, 0]
 REPORT_LUNS = [0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
 INQUIRY = [0x12, 0, 0, 0, 96, 0]
-ALUA_CHANGED = (0x6, 0x2a, 0x06)
-INQUIRY_CHANGED = (0x6, 0x3f, 0x03)
-STATE_SENSE = {2: (0x2, 0x04, 0x0b), 3: (0x2, 0x04, 0x0c),
-               14: (0x2, 0x04, 0x12), 15: (0x2, 0x04, 0x0a)}
-INVALID_PARAM = (0x5, 0x26, 0x00)
-PARAM_LEN = (0x5, 0x1a, 0x00)
-ILLEGAL_OPCODE = (0x5, 0x20, 0x00)
-
-
-def good(sg, cdb, din=0, dout=None):
-    st, sense, data = sgcmd(sg, cdb, din, dout)
-    assert st == GOOD, (cdb, st, sense.hex())
-    return data
-
-
-def check(sg, cdb, want, din=0, dout=None):
-    st, sense, _ = sgcmd(sg, cdb, din, dout)
-    assert st == CHECK and tcmxlib.kcq(sense) == want, \
-        (cdb, st, sense.hex())
+STATE_SENSE = {2: NOT_READY_STANDBY, 3: NOT_READY_UNAVAILABLE,
+               14: NOT_READY_OFFLINE, 15: NOT_READY_TRANSITIONING}
 
 
 def rtpg(sg, ext=False):

@@ -10,7 +10,8 @@ import re
 import pytest
 
 from tcmxlib import (STACK, GiB, ILLEGAL_OPCODE, INVALID_FIELD, LBA_RANGE,
-                     field, run, sg_raw, sgcmd, sgio, tool, tur, wr)
+                     field, run, sg_raw, sgcmd, sgio, tool, tur, wr,
+                     write_read_block)
 
 SIZE = GiB          # the scsi_lun fixture's LUN 0
 BLOCKS = SIZE // 512
@@ -201,16 +202,6 @@ def fixed_sense_kcq(sense):
     return sense[0] & 0x7f, sense[2] & 0x0f, sense[12], sense[13]
 
 
-def read_write_check(sg, lba, fill):
-    """WRITE(10) one block of fill at lba, READ(10) it back."""
-    data = bytes([fill]) * 512
-    w = [0x2a, 0] + list(lba.to_bytes(4, "big")) + [0, 0, 1, 0]
-    st, sense, _ = sgcmd(sg, w, dout=data)
-    assert (st, sense) == (0, b"")
-    st, sense, got = sgcmd(sg, [0x28] + w[1:], din=512)
-    assert (st, sense, got) == (0, b"", data)
-
-
 @pytest.mark.tcmx_only          # in-tree LIO runs READ(32)/WRITE(32)
 def test_variable_length_cdbs_invalid_opcode(scsi_lun):
     """A 32-byte CDB reaches the target (no host error from the midlayer):
@@ -236,7 +227,7 @@ def test_variable_length_cdbs_invalid_opcode(scsi_lun):
     st, sense, _ = sg_raw(dev, list(read32), rlen=512)
     assert (st, sense) == ("Check Condition", ILLEGAL_OPCODE)
     # the LUN still serves I/O
-    read_write_check(sg, 9, 0xa5)
+    write_read_block(sg, 9, 0xa5)
     run(["sg_turs", dev])
 
 
@@ -246,7 +237,7 @@ def test_cdb_length_disagrees_with_opcode(scsi_lun):
     in more than 16 bytes: 05/0E/03 INVALID FIELD IN COMMAND INFORMATION
     UNIT, nothing moved; padded to 16 bytes it runs."""
     sg = scsi_lun["sg"]
-    read_write_check(sg, 11, 0x3c)
+    write_read_block(sg, 11, 0x3c)
     read10 = [0x28, 0, 0, 0, 0, 11, 0, 0, 1, 0]
     for cdb in (read10[:6], read10 + [0] * 22,
                 [0x88] + [0] * 11):                 # READ(16) in 12 bytes

@@ -9,26 +9,10 @@ import subprocess
 
 import pytest
 
-from tcmxlib import GiB, INVALID_FIELD, LBA_RANGE, run, sg_raw, sgio
+from tcmxlib import (GiB, INVALID_FIELD, LBA_RANGE, MISCOMPARE, be, kcq,
+                     run, rw_cdb, sg_raw, sgio)
 
 BLOCKS = GiB // 512     # the scsi_lun fixture's LUN 0
-MISCOMPARE = (0x0e, 0x1d, 0x00)
-
-
-def be(v, n):
-    return list(v.to_bytes(n, "big"))
-
-
-def c10(op, lba, n, b1=0):
-    return [op, b1] + be(lba, 4) + [0] + be(n, 2) + [0]
-
-
-def c12(op, lba, n, b1=0):
-    return [op, b1] + be(lba, 4) + be(n, 4) + [0, 0]
-
-
-def c16(op, lba, n, b1=0):
-    return [op, b1] + be(lba, 8) + be(n, 4) + [0, 0]
 
 
 def caw(lba, n, b1=0):
@@ -52,21 +36,15 @@ class Sg:
 
     def cmd(self, cdb, din=0, dout=None):
         st, sense, data, h = sgio(self.fd, cdb, din=din, dout=dout)
-        kcq = None
-        if sense:
-            if sense[0] & 0x7f == 0x72:
-                kcq = (sense[1] & 0xf, sense[2], sense[3])
-            else:
-                kcq = (sense[2] & 0xf, sense[12], sense[13])
-        return st, kcq, sense, data, h.resid
+        return st, kcq(sense), sense, data, h.resid
 
     def write(self, lba, data):
-        st, kcq, _, _, _ = self.cmd(c16(0x8a, lba, len(data) // 512),
+        st, kcq, _, _, _ = self.cmd(rw_cdb(0x8a, lba, len(data) // 512),
                                     dout=data)
         assert (st, kcq) == (0, None), kcq
 
     def read(self, lba, nblocks):
-        st, kcq, _, data, _ = self.cmd(c16(0x88, lba, nblocks),
+        st, kcq, _, data, _ = self.cmd(rw_cdb(0x88, lba, nblocks),
                                        din=nblocks * 512)
         assert (st, kcq) == (0, None), kcq
         return data
@@ -106,33 +84,33 @@ def test_verify_bytchk(sg):
     bad = bytearray(data)
     bad[777] ^= 0x5a
     bad = bytes(bad)
-    for op, mk in ((0x2f, c10), (0xaf, c12), (0x8f, c16)):
-        good(sg.cmd(mk(op, 100, 8)))
-        good(sg.cmd(mk(op, 100, 8, 0x02), dout=data))
+    for op in (0x2f, 0xaf, 0x8f):
+        good(sg.cmd(rw_cdb(op, 100, 8)))
+        good(sg.cmd(rw_cdb(op, 100, 8, 0x02), dout=data))
         # DPO is allowed
-        good(sg.cmd(mk(op, 100, 8, 0x12), dout=data))
-        miscompare_at(sg.cmd(mk(op, 100, 8, 0x02), dout=bad), 777)
+        good(sg.cmd(rw_cdb(op, 100, 8, 0x12), dout=data))
+        miscompare_at(sg.cmd(rw_cdb(op, 100, 8, 0x02), dout=bad), 777)
         # BYTCHK 0 with a buffer: nothing compared
-        r = sg.cmd(mk(op, 100, 8), dout=bad)
+        r = sg.cmd(rw_cdb(op, 100, 8), dout=bad)
         good(r)
         assert r[4] == len(bad)
-        check(sg.cmd(mk(op, 100, 8, 0x04), dout=data), INVALID_FIELD)
-        check(sg.cmd(mk(op, 100, 8, 0x22), dout=data), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, 100, 8, 0x04), dout=data), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, 100, 8, 0x22), dout=data), INVALID_FIELD)
         # the buffer must hold the range
-        check(sg.cmd(mk(op, 100, 8, 0x02), dout=data[:-512]), INVALID_FIELD)
-        check(sg.cmd(mk(op, 100, 8, 0x02)), INVALID_FIELD)
-        check(sg.cmd(mk(op, BLOCKS - 4, 8)), LBA_RANGE)
+        check(sg.cmd(rw_cdb(op, 100, 8, 0x02), dout=data[:-512]), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, 100, 8, 0x02)), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, BLOCKS - 4, 8)), LBA_RANGE)
     # BYTCHK 3: one block against each of the range
     one = pattern(2, 1)
     sg.write(200, one * 6)
-    good(sg.cmd(c10(0x2f, 200, 6, 0x06), dout=one))
-    r = sg.cmd(c10(0x2f, 200, 6, 0x06), dout=one * 2)
+    good(sg.cmd(rw_cdb(0x2f, 200, 6, 0x06), dout=one))
+    r = sg.cmd(rw_cdb(0x2f, 200, 6, 0x06), dout=one * 2)
     good(r)
     assert r[4] == 512
     sg.write(203, bytes(one[:100]) + bytes([one[100] ^ 0xff]) +
              bytes(one[101:]))
-    miscompare_at(sg.cmd(c16(0x8f, 200, 6, 0x06), dout=one), 3 * 512 + 100)
-    check(sg.cmd(c10(0x2f, 200, 6, 0x06), dout=one[:256]), INVALID_FIELD)
+    miscompare_at(sg.cmd(rw_cdb(0x8f, 200, 6, 0x06), dout=one), 3 * 512 + 100)
+    check(sg.cmd(rw_cdb(0x2f, 200, 6, 0x06), dout=one[:256]), INVALID_FIELD)
     # the medium is untouched by all of it
     assert sg.read(100, 8) == data
 
@@ -142,7 +120,7 @@ def test_sg_verify_tool(scsi_lun, tmp_path):
     on a mismatch."""
     dev = scsi_lun["dev"]
     data = pattern(3, 4)
-    st, sense, _ = sg_raw(dev, c10(0x2a, 40, 4), data=data)
+    st, sense, _ = sg_raw(dev, rw_cdb(0x2a, 40, 4), data=data)
     assert (st, sense) == ("Good", None)
     f = tmp_path / "v.bin"
     f.write_bytes(data)
@@ -158,19 +136,19 @@ def test_write_and_verify(sg):
     """WRITE AND VERIFY(10/12/16) write the blocks (BYTCHK 0 or 1) and
     nothing else."""
     sg.write(299, bytes(512 * 6))
-    for i, (op, mk) in enumerate(((0x2e, c10), (0xae, c12), (0x8e, c16))):
+    for i, op in enumerate((0x2e, 0xae, 0x8e)):
         data = pattern(10 + i, 4)
-        good(sg.cmd(mk(op, 300, 4, 0x02 if i != 1 else 0x10), dout=data))
+        good(sg.cmd(rw_cdb(op, 300, 4, 0x02 if i != 1 else 0x10), dout=data))
         assert sg.read(299, 6) == bytes(512) + data + bytes(512)
         # BYTCHK 2/3 reserved; WRPROTECT; short buffer; past the end
-        check(sg.cmd(mk(op, 300, 4, 0x04), dout=data), INVALID_FIELD)
-        check(sg.cmd(mk(op, 300, 4, 0x20), dout=data), INVALID_FIELD)
-        check(sg.cmd(mk(op, 300, 4), dout=data[:-1]), INVALID_FIELD)
-        check(sg.cmd(mk(op, BLOCKS - 1, 2), dout=data[:1024]), LBA_RANGE)
+        check(sg.cmd(rw_cdb(op, 300, 4, 0x04), dout=data), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, 300, 4, 0x20), dout=data), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, 300, 4), dout=data[:-1]), INVALID_FIELD)
+        check(sg.cmd(rw_cdb(op, BLOCKS - 1, 2), dout=data[:1024]), LBA_RANGE)
         assert sg.read(300, 4) == data
     # a longer buffer: GOOD, the rest is residual
     data = pattern(20, 2)
-    r = sg.cmd(c10(0x2e, 300, 2, 0x02), dout=data + bytes(512))
+    r = sg.cmd(rw_cdb(0x2e, 300, 2, 0x02), dout=data + bytes(512))
     good(r)
     assert r[4] == 512
     assert sg.read(300, 2) == data
@@ -206,12 +184,12 @@ def test_sg_compare_and_write_tool(scsi_lun, tmp_path):
     miscompare."""
     dev = scsi_lun["dev"]
     old, new = pattern(40, 1), pattern(41, 1)
-    st, sense, _ = sg_raw(dev, c10(0x2a, 60, 1), data=old)
+    st, sense, _ = sg_raw(dev, rw_cdb(0x2a, 60, 1), data=old)
     assert (st, sense) == ("Good", None)
     f = tmp_path / "caw.bin"
     f.write_bytes(old + new)
     run(["sg_compare_and_write", "--in=%s" % f, "--lba=60", "--num=1", dev])
-    st, sense, data = sg_raw(dev, c10(0x28, 60, 1), rlen=512)
+    st, sense, data = sg_raw(dev, rw_cdb(0x28, 60, 1), rlen=512)
     assert data == new
     p = run(["sg_compare_and_write", "--in=%s" % f, "--lba=60", "--num=1",
              dev], check=False)
@@ -295,14 +273,14 @@ def test_orwrite(sg):
     base = pattern(50, 4)
     sg.write(700, base)
     mask = pattern(51, 4)
-    good(sg.cmd(c16(0x8b, 700, 4), dout=mask))
+    good(sg.cmd(rw_cdb(0x8b, 700, 4), dout=mask))
     assert sg.read(700, 4) == bytes(a | b for a, b in zip(base, mask))
-    good(sg.cmd(c16(0x8b, 700, 4, 0x18), dout=b"\xff" * 2048))
+    good(sg.cmd(rw_cdb(0x8b, 700, 4, 0x18), dout=b"\xff" * 2048))
     assert sg.read(699, 6) == bytes(512) + b"\xff" * 2048 + bytes(512)
-    check(sg.cmd(c16(0x8b, 700, 4, 0x20), dout=mask), INVALID_FIELD)
-    check(sg.cmd(c16(0x8b, 700, 4), dout=mask[:-512]), INVALID_FIELD)
-    check(sg.cmd(c16(0x8b, BLOCKS - 2, 4), dout=mask), LBA_RANGE)
-    good(sg.cmd(c16(0x8b, 700, 0)))
+    check(sg.cmd(rw_cdb(0x8b, 700, 4, 0x20), dout=mask), INVALID_FIELD)
+    check(sg.cmd(rw_cdb(0x8b, 700, 4), dout=mask[:-512]), INVALID_FIELD)
+    check(sg.cmd(rw_cdb(0x8b, BLOCKS - 2, 4), dout=mask), LBA_RANGE)
+    good(sg.cmd(rw_cdb(0x8b, 700, 0)))
 
 
 def watomic(lba, n, boundary=0, b1=0):

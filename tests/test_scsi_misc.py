@@ -9,15 +9,7 @@ import time
 import pytest
 
 import tcmxlib
-
-COMMAND_SEQUENCE = (0x05, 0x2c, 0x00)
-
-
-@pytest.fixture
-def sgfd(scsi_lun):
-    fd = os.open(scsi_lun["sg"], os.O_RDWR)
-    yield fd
-    os.close(fd)
+from tcmxlib import COMMAND_SEQUENCE, INVALID_FIELD, kcq
 
 
 @pytest.mark.tcmx_only
@@ -42,7 +34,7 @@ def test_prevent_allow_medium_removal(sgfd):
     assert (st, sense) == (0, b"")
     for prevent in (1, 2, 3):
         st, sense, _, _ = tcmxlib.sgio(sgfd, [0x1e, 0, 0, 0, prevent, 0])
-        assert st == 2 and tcmxlib.kcq(sense) == tcmxlib.INVALID_FIELD
+        assert st == 2 and kcq(sense) == INVALID_FIELD
         assert sense[15:18] == bytes([0xc9, 0, 4]), sense.hex()
 
 
@@ -51,7 +43,7 @@ def test_echo_buffer(sgfd):
     rd = [0x3c, 0x0a, 0, 0, 0, 0, 0, 0x10, 0x00, 0]
     # nothing written yet
     st, sense, _, _ = tcmxlib.sgio(sgfd, rd, din=4096)
-    assert st == 2 and tcmxlib.kcq(sense) == COMMAND_SEQUENCE
+    assert st == 2 and kcq(sense) == COMMAND_SEQUENCE
     # the descriptor: EBOS 0, 4096 bytes
     st, _, data, _ = tcmxlib.sgio(sgfd, [0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0],
                                   din=4)
@@ -75,15 +67,15 @@ def test_echo_buffer(sgfd):
     st, sense, _, _ = tcmxlib.sgio(
         sgfd, [0x3b, 0x0a, 0, 0, 0, 0, 0, 0x10, 0x01, 0],
         dout=pattern + b"x")
-    assert tcmxlib.kcq(sense) == tcmxlib.INVALID_FIELD
+    assert kcq(sense) == INVALID_FIELD
     for mode in (0x00, 0x02, 0x03):
         st, sense, _, _ = tcmxlib.sgio(
             sgfd, [0x3c, mode, 0, 0, 0, 0, 0, 0, 4, 0], din=4)
-        assert tcmxlib.kcq(sense) == tcmxlib.INVALID_FIELD
+        assert kcq(sense) == INVALID_FIELD
         assert sense[15:18] == bytes([0xcc, 0, 1]), sense.hex()
     st, sense, _, _ = tcmxlib.sgio(
         sgfd, [0x3b, 0x05, 0, 0, 0, 0, 0, 0, 4, 0], dout=b"abcd")
-    assert tcmxlib.kcq(sense) == tcmxlib.INVALID_FIELD
+    assert kcq(sense) == INVALID_FIELD
 
 
 def test_vpd_extended_inquiry(sgfd, scsi_lun):

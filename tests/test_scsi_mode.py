@@ -11,34 +11,16 @@ import pytest
 
 import tcmxlib
 from tcmxlib import MiB, rd, run, tool, wr
+from tcmxlib import (ILLEGAL_OPCODE, INVALID_FIELD, INVALID_PARAM,
+                     LBA_RANGE, MODE_CHANGED, PARAM_LEN, SAVING, WRITE_PROTECT,
+                     check, good)
 
 pytestmark = pytest.mark.tcmx_only      # the in-tree LIO has no MODE SELECT
 
-GOOD, CHECK = 0x00, 0x02
-INVALID_PARAM = (0x5, 0x26, 0x00)
-PARAM_LEN = (0x5, 0x1a, 0x00)
-SAVING = (0x5, 0x39, 0x00)
-MODE_CHANGED = (0x6, 0x2a, 0x01)
-WRITE_PROTECT = (0x7, 0x27, 0x00)
 
 # current values of a new rd device: GLTSD, unrestricted reordering, TAS
 CONTROL = bytes([0x0a, 0x0a, 0x02, 0x10, 0x00, 0x40, 0, 0, 0, 0, 0, 0])
 CACHING = bytes([0x08, 0x12]) + bytes(18)
-
-
-
-def check(sg, cdb, want, din=0, dout=None):
-    """The command ends in CHECK CONDITION with (key, asc, ascq) want;
-    returns its sense bytes."""
-    st, sense, _ = tcmxlib.sgcmd(sg, cdb, din, dout)
-    assert st == CHECK and tcmxlib.kcq(sense) == want, (st, sense.hex())
-    return sense
-
-
-def good(sg, cdb, din=0, dout=None):
-    st, sense, data = tcmxlib.sgcmd(sg, cdb, din, dout)
-    assert st == GOOD, (st, sense.hex())
-    return data
 
 
 def sense6(sg, page, pc=0, dbd=True, alloc=255):
@@ -111,7 +93,7 @@ def test_mode_sense_page_controls(mode_lun):
     allp = good(sg, [0x5a, 0x08, 0x3f, 0xff, 0, 0, 0, 0, 255, 0], din=255)
     assert allp[:8] == bytes([0, 62, 0, 0x10, 0, 0, 0, 0]) and len(allp) == 64
     # a subpage that does not exist
-    check(sg, [0x1a, 0x08, 0x0a, 0x01, 255, 0], tcmxlib.INVALID_FIELD,
+    check(sg, [0x1a, 0x08, 0x0a, 0x01, 255, 0], INVALID_FIELD,
           din=255)
     # allocation length truncates; the length field still counts all
     assert good(sg, [0x1a, 0x08, 0x3f, 0, 6, 0], din=255) == bytes(
@@ -161,11 +143,11 @@ def test_dpofua_follows_emulate_fua_write(mode_lun):
     wr(attr, "0")
     try:
         assert sense6(sg, 0x08)[2] == 0x00
-        check(sg, fua10, tcmxlib.INVALID_FIELD, din=512)
+        check(sg, fua10, INVALID_FIELD, din=512)
         check(sg, [0x2a, 0x10, 0, 0, 0, 0, 0, 0, 1, 0],
-              tcmxlib.INVALID_FIELD, dout=bytes(512))
+              INVALID_FIELD, dout=bytes(512))
         check(sg, [0x88, 0x08] + [0] * 11 + [1, 0, 0],
-              tcmxlib.INVALID_FIELD, din=512)
+              INVALID_FIELD, din=512)
         good(sg, [0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0], din=512)
         assert good(sg, rsoc_read10, din=64)[4:6] == bytes([0x28, 0x06])
     finally:
@@ -179,7 +161,7 @@ def test_mode_select_refusals(mode_lun):
     cdb, data = select6(sg, CONTROL, sp=True)
     check(sg, cdb, SAVING, dout=data)
     cdb, data = select6(sg, CONTROL, pf=False)
-    s = check(sg, cdb, tcmxlib.INVALID_FIELD, dout=data)
+    s = check(sg, cdb, INVALID_FIELD, dout=data)
     assert s[15:18] == bytes([0xcc, 0, 1])       # CDB byte 1 bit 4
     # GLTSD is not changeable: the field pointer names byte 6 bit 1 of
     # the list (4-byte header + page byte 2)
@@ -253,16 +235,16 @@ def test_mode_select_d_sense_tas_qerr(mode_lun):
     assert sense6(sg, 0x0a)[4:] == page
     assert rd(mode_lun["so"] + "/attrib/emulate_tas").strip() == "0"
     # descriptor format for every CHECK CONDITION now, on both nexuses
-    s = check(sg, [0xff, 0, 0, 0, 0, 0], tcmxlib.ILLEGAL_OPCODE)
+    s = check(sg, [0xff, 0, 0, 0, 0, 0], ILLEGAL_OPCODE)
     assert s[:8] == bytes([0x72, 0x05, 0x20, 0x00, 0, 0, 0, 0]), s.hex()
-    s = check(sg, [0x28, 0, 0xff, 0, 0, 0, 0, 0, 1, 0], tcmxlib.LBA_RANGE,
+    s = check(sg, [0x28, 0, 0xff, 0, 0, 0, 0, 0, 1, 0], LBA_RANGE,
               din=512)
     assert s[:4] == bytes([0x72, 0x05, 0x21, 0x00]), s.hex()
     s = check(mode_lun["sg2"], [0, 0, 0, 0, 0, 0], MODE_CHANGED)
     assert s[:8] == bytes([0x72, 0x06, 0x2a, 0x01, 0, 0, 0, 0]), s.hex()
     cdb, data = select6(sg, CONTROL)
     good(sg, cdb, dout=data)
-    s = check(sg, [0xff, 0, 0, 0, 0, 0], tcmxlib.ILLEGAL_OPCODE)
+    s = check(sg, [0xff, 0, 0, 0, 0, 0], ILLEGAL_OPCODE)
     assert s[0] == 0x70
 
 

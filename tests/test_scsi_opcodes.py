@@ -17,8 +17,8 @@ import pytest
 from tcmxlib import (ILLEGAL_OPCODE, INVALID_FIELD, MiB, SG_DXFER_FROM_DEV,
                      SG_DXFER_TO_DEV, disk, kcq, link_lun, mk_rd, mk_target,
                      sg_io, sgdev, sgio, tool, tur)
+from tcmxlib import CHECK, GOOD, be
 
-GOOD, CHECK_CONDITION = 0x00, 0x02
 UNIT_ATTENTION = 0x6
 BLOCK = 512
 ALLOC = 4096
@@ -86,10 +86,6 @@ UNDO = {0x1b: [0x1b, 0, 0, 0, 0x01, 0],
         0x56: [0x57] + [0] * 9}
 
 
-def be(value, n):
-    return list(value.to_bytes(n, "big"))
-
-
 def be16(b):
     return int.from_bytes(b[:2], "big")
 
@@ -115,7 +111,7 @@ def scratch(stack):
 
 
 def unit_attention(st, sense):
-    return st == CHECK_CONDITION and bool(sense) and \
+    return st == CHECK and bool(sense) and \
         kcq(sense)[0] == UNIT_ATTENTION
 
 
@@ -187,7 +183,7 @@ def test_data_in_commands_refuse_a_data_out_buffer(scratch):
             got[what] = (st, kcq(sense), buf.bytes() == PATTERN)
         finally:
             buf.close()
-    assert got == {w: (CHECK_CONDITION, INVALID_FIELD, True)
+    assert got == {w: (CHECK, INVALID_FIELD, True)
                    for w in DATA_IN_CDBS}
 
 
@@ -206,11 +202,11 @@ def test_read_write_refuse_the_wrong_direction(scratch):
     try:
         st, sense, _ = io(scratch["blk"], read10, SG_DXFER_TO_DEV, buf.addr,
                           BLOCK)
-        assert (st, kcq(sense)) == (CHECK_CONDITION, INVALID_FIELD)
+        assert (st, kcq(sense)) == (CHECK, INVALID_FIELD)
         assert buf.bytes() == PATTERN
         st, sense, _ = io(scratch["blk"], write10, SG_DXFER_FROM_DEV,
                           buf.addr, BLOCK)
-        assert (st, kcq(sense)) == (CHECK_CONDITION, INVALID_FIELD)
+        assert (st, kcq(sense)) == (CHECK, INVALID_FIELD)
     finally:
         buf.close()
     st, sense, data, _ = cmd(fd, read10, din=BLOCK)
@@ -325,11 +321,11 @@ def test_rsoc_one_command(scratch):
         if sa is None:
             asks = [(1, 0), (1, 5), (3, 0), (3, 5)]      # SA ignored
             check(what + " option 010", one_command(fd, 2, op),
-                  (CHECK_CONDITION, INVALID_FIELD, None))
+                  (CHECK, INVALID_FIELD, None))
         else:
             asks = [(2, sa), (3, sa)]
             check(what + " option 001", one_command(fd, 1, op, sa),
-                  (CHECK_CONDITION, INVALID_FIELD, None))
+                  (CHECK, INVALID_FIELD, None))
         for options, rsa in asks:
             st, support, usage = one_command(fd, options, op, rsa)
             check("%s option %d sa %d" % (what, options, rsa),
@@ -370,7 +366,7 @@ def test_rsoc_matches_what_opcodes_do(scratch):
     bad = []
     for op, sa, n in cmds:
         st, sense = send(fd, op, base_cdb(op, sa, n))
-        if st == CHECK_CONDITION and kcq(sense) == ILLEGAL_OPCODE:
+        if st == CHECK and kcq(sense) == ILLEGAL_OPCODE:
             bad.append("%s listed, but: 05/20/00" % name(op, sa))
         if op in UNDO:          # leave the LUN as it was for the next
             cmd(fd, UNDO[op])
@@ -379,7 +375,7 @@ def test_rsoc_matches_what_opcodes_do(scratch):
             continue
         st, sense = send(fd, op, [op] + [0] * (GROUP_LEN.get(op >> 5, 10)
                                                - 1))
-        if (st, kcq(sense)) != (CHECK_CONDITION, ILLEGAL_OPCODE):
+        if (st, kcq(sense)) != (CHECK, ILLEGAL_OPCODE):
             bad.append("%02x not listed, but: status %d, %s"
                        % (op, st, kcq(sense)))
     for op, n in sorted({(op, n) for op, sa, n in cmds
@@ -388,7 +384,7 @@ def test_rsoc_matches_what_opcodes_do(scratch):
             if (op, sa) in listed:
                 continue
             st, sense = send(fd, op, base_cdb(op, sa, n))
-            if (st, kcq(sense)) != (CHECK_CONDITION, INVALID_FIELD):
+            if (st, kcq(sense)) != (CHECK, INVALID_FIELD):
                 bad.append("%02x/%02x not listed, but: status %d, %s"
                            % (op, sa, st, kcq(sense)))
     assert not bad, "%d wrong:\n%s" % (len(bad), "\n".join(bad[:40]))
@@ -417,7 +413,7 @@ def field_pointer_wrong(st, sense, byte, bit):
     """None if sense is CHECK CONDITION 05/24/00 in fixed format with a
     valid sense-key-specific field pointer to the CDB's byte and bit;
     otherwise what is wrong."""
-    if st != CHECK_CONDITION or len(sense) < 18:
+    if st != CHECK or len(sense) < 18:
         return "status %d, sense %s" % (st, sense.hex())
     if sense[0] & 0x7f != 0x70 or kcq(sense) != INVALID_FIELD or \
             sense[7] < 10:

@@ -15,34 +15,17 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, rd, sgcmd, wr
+from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, prin, prout, rd,
+                     sgcmd, wr)
+from tcmxlib import (CHECK, CONFLICT, GOOD, INVALID_FIELD, REG_PREEMPTED,
+                     RES_PREEMPTED, RES_RELEASED, kcq)
 
 pytestmark = pytest.mark.tcmx_only
 
-GOOD, CHECK, CONFLICT = 0x00, 0x02, 0x18
 TUR = [0, 0, 0, 0, 0, 0]
 READ10 = [0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 WE, EA, WE_RO = 1, 3, 5
-REG_PREEMPTED = (0x6, 0x2a, 0x05)
-RES_PREEMPTED = (0x6, 0x2a, 0x03)
-RES_RELEASED = (0x6, 0x2a, 0x04)
-
-
-def prin(sg, sa, alloc=1024):
-    st, sense, data = sgcmd(sg, [0x5e, sa, 0, 0, 0, 0, 0, alloc >> 8,
-                                 alloc & 0xff, 0], din=alloc)
-    assert st == GOOD, (st, sense.hex())
-    return data
-
-
-def prout(sg, sa, key=0, sa_key=0, type_=0, flags=0, plen=24):
-    param = key.to_bytes(8, "big") + sa_key.to_bytes(8, "big") + \
-        bytes(4) + bytes([flags, 0, 0, 0])
-    param = (param + bytes(max(0, plen - 24)))[:plen]
-    st, sense, _ = sgcmd(sg, [0x5f, sa, type_, 0, 0, 0, 0, 0, plen, 0],
-                         dout=param)
-    return st, tcmxlib.kcq(sense)
 
 
 def keys(*ks):
@@ -179,7 +162,7 @@ def test_capabilities_and_refused_fields(two):
     # CRH, SIP_C, ATP_C, PTPL_C; TMV, no PTPL_A; the six types
     assert prin(a, 2) == bytes([0, 8, 0x1d, 0x80, 0xea, 0x01, 0, 0])
     st, sense, _ = sgcmd(a, [0x5e, 4, 0, 0, 0, 0, 0, 0, 8, 0], din=8)
-    assert st == CHECK and tcmxlib.kcq(sense) == (0x5, 0x24, 0x00)
+    assert st == CHECK and kcq(sense) == INVALID_FIELD
     assert prout(a, 0, sa_key=1, plen=23) == (CHECK, (0x5, 0x1a, 0x00))
     assert prout(a, 0, sa_key=1, plen=28) == (CHECK, (0x5, 0x1a, 0x00))
     # SPEC_I_PT: its TransportID list's length must be there; and only
@@ -283,7 +266,7 @@ def test_spc2_reserve_release(two):
     assert prout(b, 0, key=5, sa_key=0) == (GOOD, None)
     # third-party reservations are not supported
     st, sense, _ = sgcmd(a, [0x16, 0x10, 0, 0, 0, 0])
-    assert st == CHECK and tcmxlib.kcq(sense) == (0x5, 0x24, 0x00)
+    assert st == CHECK and kcq(sense) == INVALID_FIELD
 
 
 def test_unlink_drops_registration_and_reservation(two):
@@ -309,7 +292,7 @@ def test_emulate_pr_off(two):
                          ([0x16, 0, 0, 0, 0, 0], 0),
                          ([0x17, 0, 0, 0, 0, 0], 0)):
             st, sense, _ = sgcmd(a, cdb, din=din)
-            assert st == CHECK and tcmxlib.kcq(sense) == (0x5, 0x20, 0), cdb
+            assert st == CHECK and kcq(sense) == (0x5, 0x20, 0), cdb
         assert prout(a, 0, sa_key=1) == (CHECK, (0x5, 0x20, 0x00))
         assert rd(two["pr"] + "res_type") == "SPC_RESERVATIONS_DISABLED\n"
     finally:
@@ -367,7 +350,7 @@ def register_tids(sg, sa_key, flags, tids):
         bytes([flags, 0, 0, 0]) + len(tl).to_bytes(4, "big") + tl
     st, sense, _ = sgcmd(sg, [0x5f, 0, 0, 0, 0, 0, 0, 0, len(param), 0],
                          dout=param)
-    return st, tcmxlib.kcq(sense)
+    return st, kcq(sense)
 
 
 def full_status(data):

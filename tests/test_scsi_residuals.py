@@ -18,24 +18,16 @@ import pytest
 import tcmxlib
 from tcmxlib import (MiB, SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV,
                      SPACE_ALLOC_FAILED, kcq, sg_io)
+from tcmxlib import INVALID_FIELD, INVALID_IU_FIELD, LBA_RANGE, rw_cdb
 
 BS = 512
-INVALID_IU_FIELD = (0x5, 0x0e, 0x03)
 READ10, READ16, WRITE10, WRITE16 = 0x28, 0x88, 0x2a, 0x8a
-
-
-def cdb(op, lba, blocks):
-    if op in (READ10, WRITE10):
-        return [op, 0] + list(lba.to_bytes(4, "big")) + [0] + \
-            list(blocks.to_bytes(2, "big")) + [0]
-    return [op, 0] + list(lba.to_bytes(8, "big")) + \
-        list(blocks.to_bytes(4, "big")) + [0, 0]
 
 
 def io(fd, c, buflen, data=None):
     """One SG_IO with a buffer of exactly buflen bytes (data-out: data,
     padded with 0xa5); returns (status, (key, asc, ascq) or None, resid,
-    the buffer's first buflen - resid bytes after the command). (sg copies
+    the buffer's first buflen - resid bytes after the command). (sgfd copies
     its whole bounce buffer back, so bytes past those are stale, not the
     caller's.)"""
     write = c[0] in (WRITE10, WRITE16)
@@ -58,83 +50,76 @@ def pattern(lba, blocks, tag):
                     for i in range(blocks))
 
 
-@pytest.fixture
-def sg(scsi_lun):
-    fd = os.open(scsi_lun["sg"], os.O_RDWR)
-    yield fd
-    os.close(fd)
-
-
 def put(fd, lba, blocks, tag):
     data = pattern(lba, blocks, tag)
-    assert io(fd, cdb(WRITE16, lba, blocks), len(data), data)[:3] == \
+    assert io(fd, rw_cdb(WRITE16, lba, blocks), len(data), data)[:3] == \
         (0, None, 0)
     return data
 
 
 def get(fd, lba, blocks):
-    st, sense, resid, data = io(fd, cdb(READ16, lba, blocks), blocks * BS)
+    st, sense, resid, data = io(fd, rw_cdb(READ16, lba, blocks), blocks * BS)
     assert (st, sense, resid) == (0, None, 0)
     return data
 
 
 @pytest.mark.parametrize("op", [READ10, READ16], ids=["read10", "read16"])
-def test_read_exact_and_underflow(sg, op):
-    want = put(sg, 100, 3, 0x31)
-    assert io(sg, cdb(op, 100, 3), 3 * BS) == (0, None, 0, want)
+def test_read_exact_and_underflow(sgfd, op):
+    want = put(sgfd, 100, 3, 0x31)
+    assert io(sgfd, rw_cdb(op, 100, 3), 3 * BS) == (0, None, 0, want)
     # 2 blocks into a 3-block buffer: GOOD, one block of residual
-    assert io(sg, cdb(op, 100, 2), 3 * BS) == (0, None, BS, want[:2 * BS])
-    st, sense, resid, data = io(sg, cdb(op, 100, 1), 10000)
+    assert io(sgfd, rw_cdb(op, 100, 2), 3 * BS) == (0, None, BS, want[:2 * BS])
+    st, sense, resid, data = io(sgfd, rw_cdb(op, 100, 1), 10000)
     assert (st, sense, resid) == (0, None, 10000 - BS)
     assert data[:BS] == want[:BS]
 
 
 @pytest.mark.tcmx_only
 @pytest.mark.parametrize("op", [READ10, READ16], ids=["read10", "read16"])
-def test_read_overflow_moves_what_fits(sg, op):
+def test_read_overflow_moves_what_fits(sgfd, op):
     """The in-tree tcm_loop refuses any overflow with 05/24/00."""
-    want = put(sg, 200, 2, 0x32)
+    want = put(sgfd, 200, 2, 0x32)
     # 2 blocks into a 1-block buffer, then into 200 bytes: GOOD, the
     # buffer full, residual 0 (nothing of the buffer left unmoved)
-    assert io(sg, cdb(op, 200, 2), BS) == (0, None, 0, want[:BS])
-    assert io(sg, cdb(op, 200, 2), 200) == (0, None, 0, want[:200])
-    assert io(sg, cdb(op, 200, 1), 700) == (0, None, 700 - BS, want[:BS])
+    assert io(sgfd, rw_cdb(op, 200, 2), BS) == (0, None, 0, want[:BS])
+    assert io(sgfd, rw_cdb(op, 200, 2), 200) == (0, None, 0, want[:200])
+    assert io(sgfd, rw_cdb(op, 200, 1), 700) == (0, None, 700 - BS, want[:BS])
     # no buffer: GOOD, nothing moved
-    assert io(sg, cdb(op, 200, 1), 0)[:3] == (0, None, 0)
+    assert io(sgfd, rw_cdb(op, 200, 1), 0)[:3] == (0, None, 0)
 
 
 @pytest.mark.tcmx_only
 @pytest.mark.parametrize("op", [WRITE10, WRITE16],
                          ids=["write10", "write16"])
-def test_write_underflow_writes_the_cdb_length(sg, op):
+def test_write_underflow_writes_the_cdb_length(sgfd, op):
     """The in-tree LIO refuses a WRITE whose buffer differs."""
-    old = put(sg, 300, 3, 0x33)
+    old = put(sgfd, 300, 3, 0x33)
     new = pattern(300, 3, 0x43)
-    st, sense, resid, _ = io(sg, cdb(op, 300, 2), 3 * BS, new)
+    st, sense, resid, _ = io(sgfd, rw_cdb(op, 300, 2), 3 * BS, new)
     assert (st, sense, resid) == (0, None, BS)
-    assert get(sg, 300, 3) == new[:2 * BS] + old[2 * BS:]
-    st, sense, resid, _ = io(sg, cdb(op, 300, 1), 10000, new)
+    assert get(sgfd, 300, 3) == new[:2 * BS] + old[2 * BS:]
+    st, sense, resid, _ = io(sgfd, rw_cdb(op, 300, 1), 10000, new)
     assert (st, sense, resid) == (0, None, 10000 - BS)
-    assert get(sg, 300, 3) == new[:2 * BS] + old[2 * BS:]
+    assert get(sgfd, 300, 3) == new[:2 * BS] + old[2 * BS:]
 
 
 @pytest.mark.tcmx_only
 @pytest.mark.parametrize("op", [WRITE10, WRITE16],
                          ids=["write10", "write16"])
-def test_write_overflow_refused_nothing_moved(sg, op):
-    old = put(sg, 400, 2, 0x34)
+def test_write_overflow_refused_nothing_moved(sgfd, op):
+    old = put(sgfd, 400, 2, 0x34)
     new = pattern(400, 2, 0x44)
     for buflen in (BS, 200, 2 * BS - 1, 0):
-        st, sense, resid, _ = io(sg, cdb(op, 400, 2), buflen,
+        st, sense, resid, _ = io(sgfd, rw_cdb(op, 400, 2), buflen,
                                  new[:buflen])
         assert (st, sense, resid) == (2, INVALID_IU_FIELD, buflen), buflen
-    assert get(sg, 400, 2) == old
+    assert get(sgfd, 400, 2) == old
 
 
 @pytest.mark.tcmx_only
 @pytest.mark.parametrize("op", [READ10, READ16, WRITE10, WRITE16],
                          ids=["read10", "read16", "write10", "write16"])
-def test_refused_before_transfer_whole_buffer_is_residual(sg, op):
+def test_refused_before_transfer_whole_buffer_is_residual(sgfd, op):
     """The in-tree LIO reports a residual of 0 on these (or the buffer's
     excess only): as if the data had moved."""
     nb = tcmxlib.GiB // BS
@@ -142,15 +127,15 @@ def test_refused_before_transfer_whole_buffer_is_residual(sg, op):
     data = pattern(0, 8, 0x45) if write else None
     # out of range, exact and longer buffers
     for blocks, buflen in ((2, 2 * BS), (2, 4096), (8, 4096)):
-        st, sense, resid, _ = io(sg, cdb(op, nb - 1, blocks), buflen,
+        st, sense, resid, _ = io(sgfd, rw_cdb(op, nb - 1, blocks), buflen,
                                  data and data[:buflen])
-        assert (st, sense, resid) == (2, tcmxlib.LBA_RANGE, buflen), \
+        assert (st, sense, resid) == (2, LBA_RANGE, buflen), \
             (blocks, buflen)
     # an invalid CDB field (RDPROTECT/WRPROTECT without protection)
-    c = cdb(op, 0, 2)
+    c = rw_cdb(op, 0, 2)
     c[1] = 0x20
-    st, sense, resid, _ = io(sg, c, 3 * BS, data and data[:3 * BS])
-    assert (st, sense, resid) == (2, tcmxlib.INVALID_FIELD, 3 * BS)
+    st, sense, resid, _ = io(sgfd, c, 3 * BS, data and data[:3 * BS])
+    assert (st, sense, resid) == (2, INVALID_FIELD, 3 * BS)
 
 
 @pytest.mark.tcmx_only
@@ -178,7 +163,7 @@ def test_failed_write_reports_what_it_wrote(tcmx_modules, dmesg):
             for off in range(0, need, 4096):
                 hog[off] = 1
         assert tcmxlib.meminfo() < floor
-        st, sense, resid, _ = io(fd, cdb(WRITE16, 0, 24), 24 * BS, new)
+        st, sense, resid, _ = io(fd, rw_cdb(WRITE16, 0, 24), 24 * BS, new)
         assert (st, sense) == (2, SPACE_ALLOC_FAILED)
         assert resid == 16 * BS, resid   # page 0 written, pages 1-2 not
         hog = None

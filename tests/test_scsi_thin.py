@@ -19,16 +19,12 @@ import pytest
 
 from tcmxlib import (MiB, PAGE, disk, kcq, link_lun, mem_free_to_use,
                      mk_rd, mk_target, rd, run, sgdev, sgio, tool, wr)
+from tcmxlib import (CHECK, GOOD, ILLEGAL_OPCODE, INVALID_FIELD,
+                     INVALID_PARAM, LBA_RANGE, PARAM_LEN, good)
 
 pytestmark = pytest.mark.tcmx_only
 
-GOOD, CHECK_CONDITION = 0x00, 0x02
 BS = 512
-ILLEGAL_OPCODE = (0x5, 0x20, 0x00)
-LBA_RANGE = (0x5, 0x21, 0x00)
-INVALID_FIELD = (0x5, 0x24, 0x00)
-INVALID_PARAM = (0x5, 0x26, 0x00)
-PARAM_LEN = (0x5, 0x1a, 0x00)
 
 
 def figure(text):
@@ -68,16 +64,14 @@ class Lun:
         return st, sense, data
 
     def good(self, cdb, din=0, dout=None):
-        st, sense, data = self.cmd(cdb, din, dout)
-        assert st == GOOD, (bytes(cdb).hex(), st, sense.hex())
-        return data
+        return good(self.fd, cdb, din, dout)
 
     def check(self, cdb, want, din=0, dout=None, field=None, info=None):
         """CHECK CONDITION with sense want (key, asc, ascq); field: the
         sense-key specific bytes 15-17 of the fixed-format sense; info:
         the INFORMATION field (VALID set), else none."""
         st, sense, data = self.cmd(cdb, din, dout)
-        assert st == CHECK_CONDITION, (bytes(cdb).hex(), st)
+        assert st == CHECK, (bytes(cdb).hex(), st)
         assert kcq(sense) == want, sense.hex()
         if info is None:
             assert sense[0] == 0x70, sense.hex()

@@ -12,13 +12,8 @@ import pytest
 
 import tcmxlib
 from tcmxlib import MiB
-
-COPY_ABORTED = (0x0a, 0x0d, 0x02)
-PARAM_LIST_LEN = (0x05, 0x1a, 0x00)
-TOO_MANY_CSCD = (0x05, 0x26, 0x06)
-UNSUPP_CSCD = (0x05, 0x26, 0x07)
-TOO_MANY_SEG = (0x05, 0x26, 0x08)
-INVALID_PARAM = (0x05, 0x26, 0x00)
+from tcmxlib import (COPY_ABORTED, INVALID_FIELD, INVALID_PARAM, PARAM_LEN,
+                     TOO_MANY_CSCD, TOO_MANY_SEG, UNSUPP_CSCD, kcq)
 
 
 def naa_of(sg):
@@ -58,14 +53,14 @@ def plist(cscds, segs, list_id=0, usage=3):
 def xcopy(fd, data):
     cdb = [0x83, 0] + [0] * 8 + list(struct.pack(">I", len(data))) + [0, 0]
     st, sense, _, _ = tcmxlib.sgio(fd, cdb, dout=data)
-    return st, tcmxlib.kcq(sense)
+    return st, kcq(sense)
 
 
 def rcr(fd, sa, list_id=0, alloc=1024):
     cdb = [0x84, sa, list_id] + [0] * 7 + list(struct.pack(">I", alloc)) \
         + [0, 0]
     st, sense, data, _ = tcmxlib.sgio(fd, cdb, din=alloc)
-    return st, tcmxlib.kcq(sense), data
+    return st, kcq(sense), data
 
 
 def fill_bytes(off_mib, mib, seed):
@@ -175,15 +170,15 @@ def test_xcopy_third_lun_and_errors(stack):
         assert st == 0 and data == bytes([0, 0, 0, 8, 0x01, 0, 1, 0,
                                           0, 0x20, 0, 0])
         st, sense, _ = rcr(fd, 0x00, 5)
-        assert sense == tcmxlib.INVALID_FIELD
+        assert sense == INVALID_FIELD
         good = [cscd(naas[0]), cscd(naas[1])]
         cases = [
             (plist(good * 2, [seg(0, 1, 1, 0, 0)]), TOO_MANY_CSCD),
             (plist(good, [seg(0, 1, 1, 0, 0)] * 2), TOO_MANY_SEG),
             (plist([b"\xe0" + good[0][1:]], [seg(0, 0, 1, 0, 0)]),
              UNSUPP_CSCD),
-            (plist(good, [seg(0, 1, 1, 0, 0)])[:-1], PARAM_LIST_LEN),
-            (plist(good, [seg(0, 1, 1, 0, 0)])[:15], PARAM_LIST_LEN),
+            (plist(good, [seg(0, 1, 1, 0, 0)])[:-1], PARAM_LEN),
+            (plist(good, [seg(0, 1, 1, 0, 0)])[:15], PARAM_LEN),
             (plist([cscd(bytes([0x60]) + bytes(15))],
                    [seg(0, 0, 1, 0, 0)]), COPY_ABORTED),
             (plist(good, [seg(0, 2, 1, 0, 0)]), COPY_ABORTED),

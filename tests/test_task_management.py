@@ -15,11 +15,12 @@ import pytest
 
 from tcmxlib import (MiB, disk, err_of, mk_rd, mk_target, link_lun,
                      rd, run, sha, unlink_lun, wr)
+from tcmxlib import fill
+from tcmxlib import fio
 
 pytestmark = pytest.mark.tcmx_only
 
 PARAMS = "/sys/module/tcmx_rd/parameters/"
-FIO_STOP = "/tmp/tcmx-tmf-fio-stop"
 
 
 TR = "/sys/kernel/tracing/"
@@ -65,43 +66,6 @@ def wait_writes(dev, more=32, limit=60):
         time.sleep(0.2)
 
 
-def fio_verify(devs):
-    if os.path.exists(FIO_STOP):
-        os.unlink(FIO_STOP)
-    args = ["fio", "--ioengine=libaio", "--direct=1", "--rw=randwrite",
-            "--bs=4k", "--iodepth=8", "--size=16M", "--verify=crc32c",
-            "--verify_backlog=64", "--verify_fatal=1", "--time_based",
-            "--runtime=300", "--trigger-file=" + FIO_STOP,
-            "--output-format=terse"]
-    for i, d in enumerate(devs):
-        args += ["--name=t%d" % i, "--filename=" + d]
-    return subprocess.Popen(args, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-
-
-def fio_stop(p, timeout=180):
-    """fio ran all along: stop it; it ends 0, without a verify error."""
-    try:
-        assert p.poll() is None, "fio ended early:\n" + p.communicate()[0]
-        with open(FIO_STOP, "w"):
-            pass
-        out, _ = p.communicate(timeout=timeout)
-    except BaseException:
-        p.kill()
-        p.communicate()
-        raise
-    finally:
-        if os.path.exists(FIO_STOP):
-            os.unlink(FIO_STOP)
-    assert p.returncode == 0, out
-    assert "verify:" not in out and "bad magic" not in out, out
-    for line in out.strip().splitlines():
-        f = line.split(";")
-        # terse v3: field 5 is the job's error, 6 KiB read, 47 KiB written
-        assert f[4] == "0" and int(f[5]) > 0 and int(f[46]) > 0, out
-    return out
-
-
 @pytest.fixture
 def luns(stack):
     """LUNs 0 and 1 of TPG 1 (fio verifies both) and LUN 0 of TPG 2 on the
@@ -113,8 +77,7 @@ def luns(stack):
     link_lun(tpg1, 1, mk_rd("b", 32 * MiB))
     link_lun(tpg2, 0, mk_rd("c", 32 * MiB))
     a, b, c = disk(tpg1, 0), disk(tpg1, 1), disk(tpg2, 0)
-    run("yes tmf | head -c %d | dd of=%s bs=1M oflag=direct iflag=fullblock "
-        "status=none" % (32 * MiB, c))
+    fill(c, "tmf", 32 * MiB)
     want = sha(c, 0, 32 * MiB)
     try:
         yield dict(a=a, b=b, c=c, la=la, want=want)
@@ -147,7 +110,7 @@ def test_resets_under_verified_io(luns):
     on; then LUN 0 unlinks under I/O with commands held."""
     hold(32, 1500)
     events = tmr_events()
-    p = fio_verify([luns["a"], luns["b"]])
+    p = fio.verify_start([luns["a"], luns["b"]])
     try:
         wait_writes(luns["a"])
         for flag in ("-d", "-t", "-b", "-H"):
@@ -167,7 +130,7 @@ def test_resets_under_verified_io(luns):
         p.kill()
         p.communicate()
         raise
-    fio_stop(p)
+    fio.verify_stop(p)
     # unlink while fio writes to it and commands are held
     hold(8, 2000)
     p = subprocess.Popen(
@@ -199,7 +162,7 @@ def test_timed_out_commands_are_aborted(luns):
     wr(sysd + "timeout", "1\n")
     hold(16, 2500)
     events = tmr_events()
-    p = fio_verify([luns["a"]])
+    p = fio.verify_start([luns["a"]])
     try:
         end = time.time() + 90
         while int(rd(sysd + "iotmo_cnt"), 0) < tmo0 + 3:
@@ -213,7 +176,7 @@ def test_timed_out_commands_are_aborted(luns):
         p.kill()
         p.communicate()
         raise
-    fio_stop(p)
+    fio.verify_stop(p)
     assert rd(sysd + "state").strip() == "running"
     # each timed-out command was aborted once it had completed: the abort
     # waited (up to the 2.5 s hold) and succeeded

@@ -12,6 +12,7 @@ from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
                      Kmsg, disk, err_of, hctl, link_lun, load, mk_rd,
                      mk_target, modules, rd, run, scsi_present, sha, tur,
                      unlink_lun, unload)
+from tcmxlib import fill
 
 
 def host_of(tpg):
@@ -151,8 +152,7 @@ def test_lun_lookup_paths_and_unlink_under_io(stack):
     luns = [link_lun(tpg, i, so) for i, so in zip(ids, sos)]
     devs = [disk(tpg, i) for i in ids]
     for i, dev in zip(ids, devs):
-        run("yes lun%d | head -c %d | dd of=%s bs=1M oflag=direct "
-            "iflag=fullblock status=none" % (i, 4 * MiB, dev))
+        fill(dev, "lun%d" % i, 4 * MiB)
     for i, dev in zip(ids, devs):
         assert sha(dev, 0, 4 * MiB) == pattern_4m(i), "LUN %d" % i
     fio = subprocess.Popen(

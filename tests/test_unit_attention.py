@@ -11,15 +11,11 @@ import pytest
 
 import tcmxlib
 from tcmxlib import MiB, rd, run, wr
+from tcmxlib import CHECK, GOOD, LUNS_CHANGED, MODE_CHANGED, POWER_ON, kcq
 
 pytestmark = pytest.mark.tcmx_only
 
-GOOD, CHECK = 0x00, 0x02
-POWER_ON = (0x6, 0x29, 0x00)
-LUNS_CHANGED = (0x6, 0x3f, 0x0e)
-MODE_CHANGED = (0x6, 0x2a, 0x01)
 TUR = [0, 0, 0, 0, 0, 0]
-
 
 
 def tur_all(sg):
@@ -30,7 +26,7 @@ def tur_all(sg):
         if st == GOOD:
             return seen
         assert st == CHECK, st
-        seen.append(tcmxlib.kcq(sense))
+        seen.append(kcq(sense))
     raise AssertionError("unit attentions do not stop: %s" % seen)
 
 

@@ -12,76 +12,18 @@ fake_rw=1 for scsi_debug, memory_backed=0 for null_blk; brd has none
 """
 
 import glob
-import json
 import os
-import subprocess
 import time
 import warnings
+
+from .configfs import T as TARGET
+from .host import CFS, StackError, loaded_modules, mount_configfs, wr
+from .kmod import LIO, MODULES, has_module, modprobe, unload_users_first
 
 # rtslib warns when the kernel refuses its dbroot once backstores exist
 warnings.filterwarnings("ignore", message="Cannot set dbroot")
 
-HERE = os.path.dirname(os.path.realpath(__file__))
-CFS = "/sys/kernel/config"
-TARGET = CFS + "/target"
 NULLB = CFS + "/nullb"
-
-
-class StackError(Exception):
-    pass
-
-
-def sh(*cmd, timeout=120):
-    """Run a command; raise StackError with its stderr if it fails."""
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if p.returncode:
-        msg = (p.stderr or p.stdout).strip().splitlines()
-        raise StackError("%s: %s" % (" ".join(cmd),
-                                     msg[-1] if msg else "exit %d" % p.returncode))
-    return p.stdout
-
-
-def wr(path, val):
-    with open(path, "w") as f:
-        f.write(str(val))
-
-
-def loaded_modules():
-    """{name: (refcount, [users])} from /proc/modules."""
-    mods = {}
-    with open("/proc/modules") as f:
-        for line in f:
-            fld = line.split()
-            users = [u for u in fld[3].split(",") if u and u != "-"]
-            mods[fld[0]] = (int(fld[2]), users)
-    return mods
-
-
-def modprobe(name, **params):
-    sh("modprobe", name, *["%s=%s" % kv for kv in params.items()])
-
-
-def has_module(name):
-    return subprocess.run(["modinfo", name], capture_output=True).returncode == 0
-
-
-def unload(names):
-    """rmmod every loaded module in `names`, users before what they use."""
-    while True:
-        mods = loaded_modules()
-        left = [m for m in names if m in mods]
-        if not left:
-            return
-        free = [m for m in left if not mods[m][1]]
-        if not free:
-            raise StackError("cannot unload %s (in use)" % ", ".join(left))
-        sh("rmmod", *free)
-
-
-def mount_configfs():
-    if not os.path.ismount(CFS):
-        subprocess.run(["modprobe", "configfs"], capture_output=True)
-        sh("mount", "-t", "configfs", "configfs", CFS)
 
 
 def scsi_disks():
@@ -123,10 +65,32 @@ def wait_new_disks(before, n, timeout=90):
 
 
 def no_scheduler(names):
+    """Set the I/O scheduler of disks `names` to none; return the one they
+    had (the first disk's), or None."""
+    default = None
     for b in names:
         path = "/sys/block/%s/queue/scheduler" % b
-        if os.path.exists(path):
+        try:
+            with open(path) as f:
+                cur = f.read()
+            if default is None and "[" in cur:
+                default = cur.split("[")[1].split("]")[0]
             wr(path, "none")
+        except OSError:
+            pass
+    return default
+
+
+def dev_nodes(names, what, timeout=30):
+    """/dev/<name> of block devices `names` once they all exist, their
+    I/O scheduler none."""
+    end = time.monotonic() + timeout
+    while not all(os.path.exists("/dev/" + b) for b in names):
+        if time.monotonic() > end:
+            raise StackError("%s /dev nodes did not appear" % what)
+        time.sleep(0.2)
+    no_scheduler(names)
+    return ["/dev/" + b for b in names]
 
 
 def check_target_free():
@@ -150,13 +114,17 @@ class Lio:
     def available(self):
         return all(has_module(m) for m in self.load)
 
-    def setup(self, luns, size_mb, nullio):
+    def load_modules(self):
+        """The stack's modules loaded, configfs target/ theirs."""
         check_target_free()
         mount_configfs()
         for m in self.load:
             modprobe(m, **self.params.get(m, {}))
         if not os.path.isdir(TARGET):
             raise StackError("%s did not create %s" % (self.load[0], TARGET))
+
+    def setup(self, luns, size_mb, nullio):
+        self.load_modules()
         from rtslib_fb import FabricModule, Target, TPG, LUN
         from rtslib_fb import RDMCPStorageObject
         before = scsi_prepare()
@@ -184,7 +152,8 @@ class Lio:
                 if os.path.isdir(TARGET + "/" + fab):
                     os.rmdir(TARGET + "/" + fab)
         extra = [m for m in loaded_modules() if m.startswith(self.prefix)]
-        unload(list(self.unload) + sorted(set(extra) - set(self.unload)))
+        unload_users_first(list(self.unload) +
+                           sorted(set(extra) - set(self.unload)))
         if err:
             raise err
 
@@ -193,8 +162,8 @@ class Tcmx(Lio):
     """tcmx; a variant "tcmx:can_queue=256:shared_tags=0" loads tcmx_loop
     with those parameters (to choose them from measurement)."""
 
-    load = ("tcmx_core", "tcmx_rd", "tcmx_loop")
-    unload = ("tcmx_loop", "tcmx_rd", "tcmx_core")
+    load = MODULES
+    unload = MODULES[::-1]
     prefix = "tcmx_"
 
     def __init__(self, loop_params=()):
@@ -204,7 +173,7 @@ class Tcmx(Lio):
 
 class InTree(Lio):
     name = "in-tree"
-    load = ("target_core_mod", "tcm_loop")
+    load = LIO
     # iscsi_target_mod only if rtslib pulled it in; target_core_{iblock,
     # file,pscsi,user} are requested by the core on the first HBA mkdir
     unload = ("tcm_loop", "iscsi_target_mod")
@@ -230,7 +199,7 @@ class ScsiDebug:
         return ["/dev/" + b for b in disks]
 
     def teardown(self):
-        unload(["scsi_debug"])
+        unload_users_first(["scsi_debug"])
 
 
 class NullBlk:
@@ -267,18 +236,12 @@ class NullBlk:
             else:
                 with open(d + "/index") as f:
                     devs.append("nullb" + f.read().strip())
-        end = time.monotonic() + 30
-        while not all(os.path.exists("/dev/" + b) for b in devs):
-            if time.monotonic() > end:
-                raise StackError("null_blk /dev nodes did not appear")
-            time.sleep(0.2)
-        no_scheduler(devs)
-        return ["/dev/" + b for b in devs]
+        return dev_nodes(devs, "null_blk")
 
     def teardown(self):
         for d in glob.glob(NULLB + "/nullb*"):
             os.rmdir(d)
-        unload(["null_blk"])
+        unload_users_first(["null_blk"])
 
 
 class Brd:
@@ -299,16 +262,10 @@ class Brd:
             raise StackError("brd already loaded")
         modprobe("brd", rd_nr=luns, rd_size=size_mb * 1024)   # KiB
         devs = ["ram%d" % i for i in range(luns)]
-        end = time.monotonic() + 30
-        while not all(os.path.exists("/dev/" + b) for b in devs):
-            if time.monotonic() > end:
-                raise StackError("brd /dev/ram* nodes did not appear")
-            time.sleep(0.2)
-        no_scheduler(devs)
-        return ["/dev/" + b for b in devs]
+        return dev_nodes(devs, "brd")
 
     def teardown(self):
-        unload(["brd"])
+        unload_users_first(["brd"])
 
 
 STACKS = {s.name: s for s in (Tcmx(), InTree(), ScsiDebug(), NullBlk(),
@@ -327,128 +284,3 @@ def stack(spec):
     if any(not k or not sep or not v for k, sep, v in kvs):
         raise KeyError(spec)
     return Tcmx([(k, v) for k, _, v in kvs])
-
-
-def seed_job(devs, rwmixread, numjobs, runtime, ramp):
-    """The project's seed fio job over `devs` (no output format)."""
-    return ["fio", "--name=bench", "--filename=" + ":".join(devs),
-            "--ioengine=libaio", "--direct=1", "--rw=randrw",
-            "--rwmixread=%d" % rwmixread, "--bs=4k", "--iodepth=64",
-            "--iodepth_batch_submit=4", "--iodepth_batch_complete_max=32",
-            "--numjobs=%d" % numjobs, "--time_based",
-            "--runtime=%d" % runtime, "--ramp_time=%d" % ramp,
-            "--group_reporting"]
-
-
-def seq_job(devs, rw, bs, numjobs, runtime, ramp):
-    """Sequential `rw` (read or write) at block size `bs`, QD16 per job;
-    each job streams its own 1/numjobs slice of every device (two jobs
-    reading the same blocks at the same offsets would not be a stream
-    of the device each)."""
-    part = max(1, 100 // numjobs)
-    return ["fio", "--name=bench", "--filename=" + ":".join(devs),
-            "--ioengine=libaio", "--direct=1", "--rw=" + rw, "--bs=" + bs,
-            "--iodepth=16", "--numjobs=%d" % numjobs,
-            "--size=%d%%" % part, "--offset_increment=%d%%" % part,
-            "--time_based", "--runtime=%d" % runtime,
-            "--ramp_time=%d" % ramp, "--group_reporting"]
-
-
-def lat_job(devs, rw, runtime, ramp):
-    """4k random `rw` (randread or randwrite) at QD1, one job: percentiles
-    50, 99 and 99.9 of the completion latency (clat) and of the total
-    latency (lat = slat + clat: an I/O that completes before io_submit
-    returns to fio spends its time in slat)."""
-    return ["fio", "--name=bench", "--filename=" + ":".join(devs),
-            "--ioengine=libaio", "--direct=1", "--rw=" + rw, "--bs=4k",
-            "--iodepth=1", "--numjobs=1", "--percentile_list=50:99:99.9",
-            "--clat_percentiles=1", "--lat_percentiles=1",
-            "--time_based", "--runtime=%d" % runtime,
-            "--ramp_time=%d" % ramp, "--group_reporting"]
-
-
-def shape_job(kind, spec, devs, numjobs, runtime, ramp):
-    """The fio job of a tools/bench shape (bench_report.SHAPES[shape]:
-    kind rw, seq or lat, and its spec) over `devs`."""
-    if kind == "rw":
-        return seed_job(devs, spec, numjobs, runtime, ramp)
-    if kind == "seq":
-        return seq_job(devs, spec[0], spec[1], numjobs, runtime, ramp)
-    return lat_job(devs, spec, runtime, ramp)
-
-
-def prewrite(devs):
-    """Fill the LUNs once, sequentially, 1 MiB at a time."""
-    cmd = ["fio", "--name=prewrite", "--filename=" + ":".join(devs),
-           "--ioengine=libaio", "--direct=1", "--rw=write", "--bs=1M",
-           "--iodepth=8", "--output-format=terse"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    if p.returncode:
-        raise StackError("prewrite fio: " + (
-            p.stderr.strip() or "exit %d" % p.returncode))
-
-
-def meminfo():
-    """/proc/meminfo in KiB."""
-    info = {}
-    with open("/proc/meminfo") as f:
-        for line in f:
-            k, v = line.split(":")
-            info[k] = int(v.split()[0])
-    return info
-
-
-def boot_args():
-    """The kernel parameters tools/vm added to this boot (its --append,
-    e.g. init_on_alloc=0), or ""."""
-    return os.environ.get("TCMX_VM_APPEND", "")
-
-
-def vm_run(tool, argv, kernel, mem, out, timeout, icount=False, draw=None):
-    """Boot tools/vm and run `tool` (tools/<name>) in it with `argv`
-    (the options not meant for the host), results in `out`, then print
-    where they are and, when the run succeeded, draw them on the host
-    with draw(doc, base) (the VM draws nothing); returns the exit
-    status."""
-    cmd = ([os.path.join(HERE, "vm"), "--kernel", kernel, "--mem", str(mem),
-            "--out", out, "--timeout", str(int(timeout))] +
-           (["--icount"] if icount else []) +
-           ["--", "tools/" + tool, "--out", "/out", "--no-chart"] +
-           list(argv))
-    with open("/proc/loadavg") as f:
-        os.environ["TCMX_BENCH_HOST_LOAD"] = " ".join(f.read().split()[:3])
-    print("%s: %s (host load %s)" % (tool, " ".join(cmd),
-                                     os.environ["TCMX_BENCH_HOST_LOAD"]),
-          flush=True)
-    rc = subprocess.call(cmd)
-    kver = subprocess.run([os.path.join(HERE, "kver"), kernel],
-                          capture_output=True, text=True).stdout.strip()
-    base = os.path.join(os.path.realpath(out), "%s-%s" % (tool, kver))
-    print("%s: %s.{json,txt}" % (tool, base))
-    if rc == 0 and draw and os.path.exists(base + ".json"):
-        with open(base + ".json") as f:
-            draw(json.load(f), base)
-    return rc
-
-
-def host_argv(argv, with_value=("--kernel", "--mem", "--out"),
-              flags=("--vm", "--host", "--icount")):
-    """argv without the options that only the host side uses."""
-    fwd, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a in with_value:
-            skip = True
-        elif a not in flags and a.split("=")[0] not in with_value:
-            fwd.append(a)
-    return fwd
-
-
-def used_mib():
-    """MemTotal - MemAvailable in MiB, after dropping the caches."""
-    subprocess.run(["sync"])
-    wr("/proc/sys/vm/drop_caches", 3)
-    time.sleep(1)
-    info = meminfo()
-    return (info["MemTotal"] - info["MemAvailable"]) / 1024.0
