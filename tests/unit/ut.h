@@ -76,7 +76,7 @@ extern u8 ut_cdb_len;
 #define RUN_LEN(cdb, cdb_len, len, dir, lun)				\
 	(ut_cdb_len = (cdb_len), RUN(cdb, len, dir, lun))
 void ut_test_xcopy(void);
-void ut_test_spc_misc(void);
+void ut_test_timestamp_buffers(void);
 extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
 void ut_test_integrity(void);
 void ut_test_mode(void);

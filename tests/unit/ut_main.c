@@ -251,7 +251,7 @@ int main(void)
 	ut_fixture_reset();
 	ut_test_xcopy();
 	ut_fixture_reset();
-	ut_test_spc_misc();
+	ut_test_timestamp_buffers();
 	ut_fixture_reset();
 	ut_test_mode();
 	ut_fixture_reset();

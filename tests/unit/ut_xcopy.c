@@ -459,7 +459,7 @@ static void misc_echo_buffer(void)
 	ut_dev.echo_buf = NULL;
 }
 
-void ut_test_spc_misc(void)
+void ut_test_timestamp_buffers(void)
 {
 	misc_ext_inquiry();
 	misc_timestamp();
