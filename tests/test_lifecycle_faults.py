@@ -207,10 +207,14 @@ def test_ten_cycles_leak_nothing(dmesg):
     assert last["sunreclaim"] - first["sunreclaim"] < 512 * 1024, (first,
                                                                   last)
     assert last["slab_objs"] - first["slab_objs"] < MiB, (first, last)
-    assert last["free_to_use"] > first["free_to_use"] - 2 * MiB, (first, last)
+    # what this pytest process's own heap took meanwhile is no kernel leak
+    # (it grew by 2 MiB at once in one 6.1 run, slab flat: free_to_use -2108)
+    def free(s):
+        return s["free_to_use"] + s["rss"]
+    assert free(last) > free(first) - 2 * MiB, (first, last)
     # and the first cycle keeps only a little
     assert last["sunreclaim"] - before["sunreclaim"] < 2 * MiB
-    assert last["free_to_use"] > before["free_to_use"] - 4 * MiB
+    assert free(last) > free(before) - 4 * MiB
 
 
 def kmemleak_cmd(cmd):
