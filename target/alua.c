@@ -3,7 +3,7 @@
  * tcmx_core: ALUA target port groups of a device (<dev>/alua/<group>) and
  * the membership of the LUNs that export a device (<lun>/alua_tg_pt_gp).
  *
- * Every LUN linked to a device is on dev->luns (lun.c).  Locking: dev->lock
+ * Every LUN linked to a device is on cd->luns (lun.c).  Locking: cd->lock
  * guards that list, each LUN's tg_pt_gp, nr_members and the groups.  The
  * fast path reads lun->tg_pt_gp->access_state under RCU only; a group is
  * freed after a grace period once no LUN points at it.
@@ -62,7 +62,7 @@ static inline struct tcmx_tg_pt_gp *to_gp(struct config_item *item)
 			    group);
 }
 
-/* A group has a valid ID once it is on dev->tg_pt_gps. */
+/* A group has a valid ID once it is on cd->tg_pt_gps. */
 static bool tcmx_gp_has_id(struct tcmx_tg_pt_gp *gp)
 {
 	return !list_empty(&gp->node);
@@ -80,6 +80,7 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
 	struct tcmx_dev *dev = gp->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	const struct tcmx_alua_state *st;
 	const char *why = NULL;
 	ssize_t ret = count;
@@ -92,7 +93,7 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 	}
 	st = tcmx_alua_state(state);
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	if (!(gp->supported & st->sup))
 		why = "is not enabled by its alua_support_* file";
 	else if (!(gp->access_type & TCMX_ALUA_IMPLICIT))
@@ -109,7 +110,7 @@ static ssize_t tcmx_gp_alua_access_state_store(struct config_item *item,
 		tcmx_alua_set_state(dev, gp, state, TCMX_ALUA_STATUS_IMPLICIT,
 				    NULL);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }
 CONFIGFS_ATTR(tcmx_gp_, alua_access_state);
@@ -167,20 +168,22 @@ TCMX_CFS_ATTR(tcmx_gp_, preferred, 0644, TCMX_GP_FIELD(preferred), .max = 1)
 static ssize_t tcmx_gp_tg_pt_gp_id_show(struct config_item *item, char *page)
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	struct tcmx_core_dev *cd = tcmx_core(gp->dev);
 	ssize_t ret = 0;
 
-	mutex_lock(&gp->dev->lock);
+	mutex_lock(&cd->lock);
 	if (tcmx_gp_has_id(gp))
 		ret = sysfs_emit(page, "%u\n", gp->id);
-	mutex_unlock(&gp->dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }
 
 static bool tcmx_gp_id_in_use(struct tcmx_dev *dev, u32 id)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp;
 
-	list_for_each_entry(gp, &dev->tg_pt_gps, node)
+	list_for_each_entry(gp, &cd->tg_pt_gps, node)
 		if (gp->id == id)
 			return true;
 	return false;
@@ -195,6 +198,7 @@ static ssize_t tcmx_gp_tg_pt_gp_id_store(struct config_item *item,
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
 	struct tcmx_dev *dev = gp->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	const char *why = NULL;
 	u32 id;
 
@@ -204,7 +208,7 @@ static ssize_t tcmx_gp_tg_pt_gp_id_store(struct config_item *item,
 		return -EINVAL;
 	}
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	if (tcmx_gp_has_id(gp)) {
 		why = "is already set";
 	} else if (!id) {
@@ -217,9 +221,9 @@ static ssize_t tcmx_gp_tg_pt_gp_id_store(struct config_item *item,
 	}
 	if (!why) {
 		gp->id = id;
-		list_add_tail(&gp->node, &dev->tg_pt_gps);
+		list_add_tail(&gp->node, &cd->tg_pt_gps);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 
 	if (why) {
 		pr_err("%s: alua/%s/tg_pt_gp_id: %u %s\n", tcmx_dev_name(dev),
@@ -234,13 +238,14 @@ CONFIGFS_ATTR(tcmx_gp_, tg_pt_gp_id);
 static ssize_t tcmx_gp_members_show(struct config_item *item, char *page)
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
+	struct tcmx_core_dev *cd = tcmx_core(gp->dev);
 	struct tcmx_lun *lun;
 	char line[384];
 	ssize_t n = 0;
 	int len;
 
-	mutex_lock(&gp->dev->lock);
-	list_for_each_entry(lun, &gp->dev->luns, dev_node) {
+	mutex_lock(&cd->lock);
+	list_for_each_entry(lun, &cd->luns, dev_node) {
 		struct tcmx_wwn *wwn = lun->tpg->wwn;
 
 		if (lun->tg_pt_gp != gp)
@@ -254,7 +259,7 @@ static ssize_t tcmx_gp_members_show(struct config_item *item, char *page)
 		memcpy(page + n, line, len);
 		n += len;
 	}
-	mutex_unlock(&gp->dev->lock);
+	mutex_unlock(&cd->lock);
 	return n;
 }
 CONFIGFS_ATTR_RO(tcmx_gp_, members);
@@ -319,8 +324,8 @@ static void tcmx_gp_init(struct tcmx_tg_pt_gp *gp, struct tcmx_dev *dev)
 static struct config_group *tcmx_alua_make_gp(struct config_group *group,
 					      const char *name)
 {
-	struct tcmx_dev *dev = container_of(group, struct tcmx_dev,
-					    alua_group);
+	struct tcmx_dev *dev = &container_of(group, struct tcmx_core_dev,
+					     alua_group)->dev;
 	struct tcmx_tg_pt_gp *gp;
 
 	gp = kzalloc(sizeof(*gp), GFP_KERNEL);
@@ -336,19 +341,20 @@ static void tcmx_alua_drop_gp(struct config_group *group,
 {
 	struct tcmx_tg_pt_gp *gp = to_gp(item);
 	struct tcmx_dev *dev = gp->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_lun *lun;
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	list_del_init(&gp->node);
-	list_for_each_entry(lun, &dev->luns, dev_node) {
+	list_for_each_entry(lun, &cd->luns, dev_node) {
 		if (lun->tg_pt_gp != gp)
 			continue;
-		dev->default_tg_pt_gp.nr_members++;
-		WRITE_ONCE(lun->tg_pt_gp, &dev->default_tg_pt_gp);
+		cd->default_tg_pt_gp.nr_members++;
+		WRITE_ONCE(lun->tg_pt_gp, &cd->default_tg_pt_gp);
 	}
 	gp->nr_members = 0;
 	tcmx_alua_update_gate(dev);
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 
 	synchronize_rcu();	/* the gate's readers of @gp (alua_cmd.c) */
 	config_item_put(item);
@@ -366,35 +372,40 @@ static const struct config_item_type tcmx_alua_type = {
 
 void tcmx_alua_dev_init(struct tcmx_dev *dev)
 {
-	struct tcmx_tg_pt_gp *gp = &dev->default_tg_pt_gp;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct tcmx_tg_pt_gp *gp = &cd->default_tg_pt_gp;
 
-	config_group_init_type_name(&dev->alua_group, "alua", &tcmx_alua_type);
-	configfs_add_default_group(&dev->alua_group, &dev->group);
+	config_group_init_type_name(&cd->alua_group, "alua", &tcmx_alua_type);
+	configfs_add_default_group(&cd->alua_group, &dev->group);
 
 	tcmx_gp_init(gp, dev);
 	gp->id = 0;
-	list_add_tail(&gp->node, &dev->tg_pt_gps);
+	list_add_tail(&gp->node, &cd->tg_pt_gps);
 	config_group_init_type_name(&gp->group, "default_tg_pt_gp",
 				    &tcmx_default_gp_type);
-	configfs_add_default_group(&gp->group, &dev->alua_group);
+	configfs_add_default_group(&gp->group, &cd->alua_group);
 }
 
 /* ------------------------------------------------------------------ */
 /* LUN export accounting: group membership                            */
 /* ------------------------------------------------------------------ */
 
-/* A LUN starts exporting @dev in its default group; dev->lock held. */
+/* A LUN starts exporting @dev in its default group; cd->lock held. */
 void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	lockdep_assert_held(&dev->lock);
-	dev->default_tg_pt_gp.nr_members++;
-	WRITE_ONCE(lun->tg_pt_gp, &dev->default_tg_pt_gp);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	lockdep_assert_held(&cd->lock);
+	cd->default_tg_pt_gp.nr_members++;
+	WRITE_ONCE(lun->tg_pt_gp, &cd->default_tg_pt_gp);
 }
 
-/* The LUN is drained and stops exporting @dev; dev->lock held. */
+/* The LUN is drained and stops exporting @dev; cd->lock held. */
 void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	lockdep_assert_held(&dev->lock);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	lockdep_assert_held(&cd->lock);
 	if (lun->tg_pt_gp)
 		lun->tg_pt_gp->nr_members--;
 	WRITE_ONCE(lun->tg_pt_gp, NULL);
@@ -408,10 +419,11 @@ void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev)
 ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
 {
 	struct tcmx_dev *dev = lun->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp;
 	ssize_t ret = -ENODEV;
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	gp = lun->tg_pt_gp;
 	/* rtslib takes the group name from after the first ':' */
 	if (gp)
@@ -421,7 +433,7 @@ ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
 				 tcmx_alua_state_name(READ_ONCE(gp->access_state)),
 				 tcmx_alua_status_name(gp->access_status),
 				 "None", "None");
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }
 
@@ -429,12 +441,13 @@ ssize_t tcmx_lun_tg_pt_gp_show(struct tcmx_lun *lun, char *page)
 static struct tcmx_tg_pt_gp *tcmx_gp_find(struct tcmx_dev *dev,
 					  const char *name, size_t len)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp;
 
-	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&cd->lock);
 	if (len == 4 && !memcmp(name, "NULL", 4))
-		return &dev->default_tg_pt_gp;
-	list_for_each_entry(gp, &dev->tg_pt_gps, node) {
+		return &cd->default_tg_pt_gp;
+	list_for_each_entry(gp, &cd->tg_pt_gps, node) {
 		const char *gp_name = config_item_name(&gp->group.cg_item);
 
 		if (strlen(gp_name) == len && !memcmp(gp_name, name, len))
@@ -448,6 +461,7 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 				size_t count)
 {
 	struct tcmx_dev *dev = lun->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *new;
 	ssize_t ret = count;
 	const char *name;
@@ -460,7 +474,7 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 		return -EINVAL;
 	}
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	new = tcmx_gp_find(dev, name, len);
 	if (!new) {
 		pr_err("%s: alua_tg_pt_gp: device %s has no ALUA group '%.*s' with an ID\n",
@@ -475,6 +489,6 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 		/* VPD 0x83's target port group designator is another one */
 		tcmx_ua_add(lun, dev, TCMX_SENSE_UA_INQUIRY_CHANGED);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }

@@ -11,7 +11,7 @@
  * then does the gate come here, and a command runs if its row has the
  * state's TCMX_CMD_IN_* flag.  Active/Optimized, Active/NonOptimized and
  * LBA Dependent (no LBA map: every LBA is served) serve everything.
- * A group's state changes under dev->lock; the check reads it under the
+ * A group's state changes under cd->lock; the check reads it under the
  * submitter's RCU section (groups are freed after a grace period).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -123,13 +123,14 @@ enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd,
 	return tcmx_sense(cmd, st->sense);
 }
 
-/* dev->lock held: TCMX_GATE_ALUA while any group refuses commands */
+/* cd->lock held: TCMX_GATE_ALUA while any group refuses commands */
 void tcmx_alua_update_gate(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp;
 
-	lockdep_assert_held(&dev->lock);
-	list_for_each_entry(gp, &dev->tg_pt_gps, node) {
+	lockdep_assert_held(&cd->lock);
+	list_for_each_entry(gp, &cd->tg_pt_gps, node) {
 		if (!tcmx_alua_serves(gp->access_state)) {
 			set_bit(TCMX_GATE_ALUA, &dev->gate);
 			return;
@@ -139,7 +140,7 @@ void tcmx_alua_update_gate(struct tcmx_dev *dev)
 }
 
 /*
- * dev->lock held.  The gate's bit is set before a refusing state shows,
+ * cd->lock held.  The gate's bit is set before a refusing state shows,
  * and cleared after the last one is gone.  A change of state is an
  * ASYMMETRIC ACCESS STATE CHANGED for every I_T nexus to the device but
  * @except's (the one a SET TARGET PORT GROUPS came from).
@@ -147,9 +148,10 @@ void tcmx_alua_update_gate(struct tcmx_dev *dev)
 void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
 			 u8 state, u8 status, struct tcmx_lun *except)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	bool changed = gp->access_state != state;
 
-	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&cd->lock);
 	if (!tcmx_alua_serves(state))
 		set_bit(TCMX_GATE_ALUA, &dev->gate);
 	WRITE_ONCE(gp->access_state, state);
@@ -161,18 +163,19 @@ void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
 
 /* ---- REPORT TARGET PORT GROUPS --------------------------------------- */
 
-/* Bytes of the whole list; with @buf, also fill it. dev->lock held. */
+/* Bytes of the whole list; with @buf, also fill it. cd->lock held. */
 static u32 alua_rtpg_fill(struct tcmx_dev *dev, u8 *buf, u32 at)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp;
 	struct tcmx_lun *lun;
 
-	list_for_each_entry(gp, &dev->tg_pt_gps, node) {
+	list_for_each_entry(gp, &cd->tg_pt_gps, node) {
 		u8 *d = buf ? &buf[at] : NULL;
 		u8 ports = 0;
 
 		at += ALUA_RTPG_DESC;
-		list_for_each_entry(lun, &dev->luns, dev_node) {
+		list_for_each_entry(lun, &cd->luns, dev_node) {
 			if (lun->tg_pt_gp != gp || ports == U8_MAX)
 				continue;
 			if (buf)
@@ -196,13 +199,14 @@ static u32 alua_rtpg_fill(struct tcmx_dev *dev, u8 *buf, u32 at)
 enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	bool ext = (cmd->cdb[1] & 0xe0) == ALUA_RTPG_EXT_HDR;
 	u32 alloc_len = get_unaligned_be32(&cmd->cdb[6]);
 	u32 hdr = ext ? 8 : 4;
 	u32 len;
 	u8 *buf;
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	len = alua_rtpg_fill(dev, NULL, hdr);
 	buf = kzalloc(len, GFP_KERNEL);
 	if (buf) {
@@ -214,7 +218,7 @@ enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd)
 				       255);
 		}
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	if (!buf)
 		return TCMX_BUSY;
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
@@ -236,10 +240,11 @@ enum tcmx_status tcmx_alua_parse_report_tpgs(struct tcmx_cmd *cmd)
 
 static struct tcmx_tg_pt_gp *alua_find_gp(struct tcmx_dev *dev, u16 id)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp;
 
 	/* every group on the list has its id */
-	list_for_each_entry(gp, &dev->tg_pt_gps, node)
+	list_for_each_entry(gp, &cd->tg_pt_gps, node)
 		if (gp->id == id)
 			return gp;
 	return NULL;
@@ -262,9 +267,10 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 					    const u8 *p, u32 len)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	u32 at;
 
-	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&cd->lock);
 	for (at = ALUA_STPG_HDR; at + ALUA_STPG_DESC <= len;
 	     at += ALUA_STPG_DESC) {
 		struct tcmx_tg_pt_gp *gp =
@@ -291,6 +297,7 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	u32 len = get_unaligned_be32(&cmd->cdb[6]);
 	enum tcmx_status status;
 	u8 *p;
@@ -302,12 +309,12 @@ enum tcmx_status tcmx_alua_set_tpgs(struct tcmx_cmd *cmd)
 		kfree(p);
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
 	}
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	if (!(cmd->lun->tg_pt_gp->access_type & TCMX_ALUA_EXPLICIT))
 		status = tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	else
 		status = alua_set_tpgs_apply(cmd, p, len);
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	kfree(p);
 	return status;
 }

@@ -38,18 +38,19 @@ static enum tcmx_status spc_bad_mode(struct tcmx_cmd *cmd)
 static enum tcmx_status spc_write_echo(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	u32 len = get_unaligned_be24(&cmd->cdb[6]);
 	struct tcmx_echo_buf *echo;
 
 	mutex_lock(&tcmx_echo_mutex);
-	echo = dev->echo_buf;
+	echo = cd->echo_buf;
 	if (!echo) {
 		echo = kzalloc(sizeof(*echo), GFP_KERNEL);
 		if (!echo) {
 			mutex_unlock(&tcmx_echo_mutex);
 			return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
 		}
-		dev->echo_buf = echo;
+		cd->echo_buf = echo;
 	}
 	/* a short initiator buffer leaves the rest as it was: zeroes */
 	memset(echo->data, 0, len);
@@ -79,7 +80,7 @@ static enum tcmx_status spc_read_echo(struct tcmx_cmd *cmd)
 	struct tcmx_echo_buf *echo;
 
 	mutex_lock(&tcmx_echo_mutex);
-	echo = cmd->dev->echo_buf;
+	echo = tcmx_core(cmd->dev)->echo_buf;
 	if (echo && echo->written)
 		tcmx_cmd_copy_to_sgl(cmd, echo->data, min(echo->len, alloc_len));
 	else

@@ -97,7 +97,7 @@ static void tcmx_cfs_find(struct config_item *item,
 		return;
 	}
 	h->base = a->home->find(item, &h->dev);
-	h->lock = &h->dev->lock;
+	h->lock = &tcmx_core(h->dev)->lock;
 }
 
 /*
@@ -172,15 +172,20 @@ ssize_t tcmx_cfs_show(struct config_item *item, char *page,
 	return sysfs_emit(page, "%u\n", val);
 }
 
-/* dev->lock held: -EBUSY, said once, if a LUN exports the device. */
+/* cd->lock held: -EBUSY, said once, if a LUN exports the device. */
 static int tcmx_cfs_idle(struct config_item *item,
 			 const struct tcmx_cfs_attr *a,
 			 const struct tcmx_cfs_obj *h)
 {
-	if (!(a->flags & TCMX_CFS_IDLE) || !h->dev->export_count)
+	int n;
+
+	if (!(a->flags & TCMX_CFS_IDLE))
+		return 0;
+	n = tcmx_core(h->dev)->export_count;
+	if (!n)
 		return 0;
 	tcmx_cfs_err(item, a, h, "cannot change while exported by %d LUN(s)",
-		     h->dev->export_count);
+		     n);
 	return -EBUSY;
 }
 

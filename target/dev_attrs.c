@@ -4,7 +4,7 @@
  * (core/<plugin>_<id>/<name>/...) and the device's default attributes,
  * most of them files of the one mechanism (struct tcmx_cfs_attr,
  * cfs_attr.c).
- * Every store takes dev->lock; values that initiators or the fast path
+ * Every store takes cd->lock; values that initiators or the fast path
  * depend on are refused with EBUSY while a LUN exports the device.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -56,12 +56,13 @@ static int tcmx_dev_attrib_check(struct tcmx_dev *dev,
 static void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
 				  const struct tcmx_cfs_attr *a)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_dev_attrib *da = &dev->attrib;
 
 	if (a->off == offsetof(struct tcmx_dev_attrib, block_size)) {
 		dev->block_size = da->block_size;
 		dev->block_shift = ilog2(da->block_size);
-		if (dev->enabled)
+		if (cd->enabled)
 			dev->nr_blocks = dev->size_bytes >> dev->block_shift;
 	} else if (TCMX_DA_IS(a, emulate_fua_write)) {
 		if (da->emulate_fua_write)
@@ -70,9 +71,9 @@ static void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
 			set_bit(TCMX_GATE_NOFUA, &dev->gate);
 	} else if (a->off == offsetof(struct tcmx_dev_attrib,
 				      emulate_model_alias)) {
-		strscpy(dev->t10.model, da->emulate_model_alias ?
+		strscpy(cd->t10.model, da->emulate_model_alias ?
 			tcmx_dev_name(dev) : dev->ops->product ?: "",
-			sizeof(dev->t10.model));
+			sizeof(cd->t10.model));
 	}
 }
 
@@ -109,6 +110,7 @@ static struct configfs_attribute *tcmx_attrib_attrs[] = {
 
 static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	const struct tcmx_backend_ops *ops = dev->ops;
 	struct tcmx_dev_attrib *a = &dev->attrib;
 	struct configfs_attribute **attr;
@@ -137,10 +139,10 @@ static void tcmx_dev_set_defaults(struct tcmx_dev *dev)
 	dev->block_size = a->block_size;
 	dev->block_shift = ilog2(a->block_size);
 
-	strscpy(dev->t10.vendor, "LIO-ORG", sizeof(dev->t10.vendor));
-	strscpy(dev->t10.model, ops->product ?: "", sizeof(dev->t10.model));
-	strscpy(dev->t10.revision, "4.0", sizeof(dev->t10.revision));
-	dev->t10.company_id = 0x001405;
+	strscpy(cd->t10.vendor, "LIO-ORG", sizeof(cd->t10.vendor));
+	strscpy(cd->t10.model, ops->product ?: "", sizeof(cd->t10.model));
+	strscpy(cd->t10.revision, "4.0", sizeof(cd->t10.revision));
+	cd->t10.company_id = 0x001405;
 }
 
 static const struct config_item_type tcmx_attrib_type = {
@@ -161,7 +163,7 @@ static char *tcmx_wwn_home_find(struct config_item *item,
 				struct tcmx_dev **dev)
 {
 	*dev = TCMX_DEV_OF(item, wwn_group);
-	return (char *)&(*dev)->t10;
+	return (char *)&tcmx_core(*dev)->t10;
 }
 
 static const struct tcmx_cfs_home tcmx_wwn_home = {
@@ -184,14 +186,16 @@ TCMX_CFS_ATTR(tcmx_wwn_, vpd_unit_serial, 0644, TCMX_T10_TEXT(unit_serial),
 static ssize_t tcmx_wwn_company_id_show(struct config_item *item, char *page)
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, wwn_group);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	return sysfs_emit(page, "0x%06x\n", READ_ONCE(dev->t10.company_id));
+	return sysfs_emit(page, "0x%06x\n", READ_ONCE(cd->t10.company_id));
 }
 
 static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 					 const char *page, size_t count)
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, wwn_group);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t ret = count;
 	u32 val;
 
@@ -200,15 +204,15 @@ static ssize_t tcmx_wwn_company_id_store(struct config_item *item,
 		       tcmx_dev_name(dev));
 		return -EINVAL;
 	}
-	mutex_lock(&dev->lock);
-	if (dev->export_count) {
+	mutex_lock(&cd->lock);
+	if (cd->export_count) {
 		pr_err("%s: wwn/company_id: cannot change while exported by %d LUN(s)\n",
-		       tcmx_dev_name(dev), dev->export_count);
+		       tcmx_dev_name(dev), cd->export_count);
 		ret = -EBUSY;
 	} else {
-		WRITE_ONCE(dev->t10.company_id, val);
+		WRITE_ONCE(cd->t10.company_id, val);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }
 CONFIGFS_ATTR(tcmx_wwn_, company_id);
@@ -243,13 +247,15 @@ static const struct config_item_type tcmx_wwn_type = {
 
 void tcmx_dev_attrs_init(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	tcmx_dev_set_defaults(dev);
 	tcmx_pr_dev_init(dev);
-	config_group_init_type_name(&dev->attrib_group, "attrib",
+	config_group_init_type_name(&cd->attrib_group, "attrib",
 				    &tcmx_attrib_type);
-	configfs_add_default_group(&dev->attrib_group, &dev->group);
-	config_group_init_type_name(&dev->wwn_group, "wwn", &tcmx_wwn_type);
-	configfs_add_default_group(&dev->wwn_group, &dev->group);
-	config_group_init_type_name(&dev->pr_group, "pr", &tcmx_pr_cfs_type);
-	configfs_add_default_group(&dev->pr_group, &dev->group);
+	configfs_add_default_group(&cd->attrib_group, &dev->group);
+	config_group_init_type_name(&cd->wwn_group, "wwn", &tcmx_wwn_type);
+	configfs_add_default_group(&cd->wwn_group, &dev->group);
+	config_group_init_type_name(&cd->pr_group, "pr", &tcmx_pr_cfs_type);
+	configfs_add_default_group(&cd->pr_group, &dev->group);
 }

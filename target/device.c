@@ -9,9 +9,9 @@
  *                                     statistics/
  *
  * attrib/, wwn/ and pr/ are in dev_attrs.c; ALUA target port groups in
- * alua.c; statistics/ in stats.c; the LUNs exporting the device (dev->luns,
+ * alua.c; statistics/ in stats.c; the LUNs exporting the device (cd->luns,
  * RTPIs) in lun.c.
- * dev->lock guards every slow-path field of a device; the hot fields
+ * cd->lock guards every slow-path field of a device; the hot fields
  * (nr_blocks, block_size, block_shift) only change while no LUN exports
  * the device.
  */
@@ -143,44 +143,49 @@ static DEFINE_MUTEX(tcmx_devs_mutex);
 
 static int tcmx_devs_add(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	int ret;
 
 	mutex_lock(&tcmx_devs_mutex);
-	ret = xa_insert(&tcmx_devs, dev->stats.index, dev, GFP_KERNEL);
+	ret = xa_insert(&tcmx_devs, cd->stats.index, dev, GFP_KERNEL);
 	mutex_unlock(&tcmx_devs_mutex);
 	return ret;
 }
 
 static void tcmx_devs_del(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	mutex_lock(&tcmx_devs_mutex);
-	if (xa_load(&tcmx_devs, dev->stats.index) == dev)
-		xa_erase(&tcmx_devs, dev->stats.index);
+	if (xa_load(&tcmx_devs, cd->stats.index) == dev)
+		xa_erase(&tcmx_devs, cd->stats.index);
 	mutex_unlock(&tcmx_devs_mutex);
 }
 
 /*
- * A LUN on dev->luns (under dev->lock) has a live or killed reference,
+ * A LUN on cd->luns (under cd->lock) has a live or killed reference,
  * never an exited one: only a live one is taken.
  */
 struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa)
 {
 	struct tcmx_lun *lun, *found = NULL;
 	u8 mine[TCMX_NAA_LEN];
+	struct tcmx_core_dev *cd;
 	struct tcmx_dev *dev;
 	unsigned long index;
 
 	mutex_lock(&tcmx_devs_mutex);
 	xa_for_each(&tcmx_devs, index, dev) {
-		mutex_lock(&dev->lock);
-		if (dev->enabled && dev->export_count &&
+		cd = tcmx_core(dev);
+		mutex_lock(&cd->lock);
+		if (cd->enabled && cd->export_count &&
 		    tcmx_dev_naa(dev, mine) && !memcmp(mine, naa, sizeof(mine)))
-			list_for_each_entry(lun, &dev->luns, dev_node)
+			list_for_each_entry(lun, &cd->luns, dev_node)
 				if (percpu_ref_tryget_live(&lun->ref)) {
 					found = lun;
 					break;
 				}
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&cd->lock);
 		if (found)
 			break;
 	}
@@ -205,13 +210,14 @@ static inline struct tcmx_dev *to_dev(struct config_item *item)
 static ssize_t tcmx_dev_info_show(struct config_item *item, char *page)
 {
 	struct tcmx_dev *dev = to_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t n, ret;
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	/* rtslib parses "Status: ..." (and the backend's keys) from here */
 	n = sysfs_emit(page,
 		       "Status: %s  Max Queue Depth: %u  SectorSize: %u  HwMaxSectors: %u\n",
-		       dev->export_count ? "ACTIVATED" : "DEACTIVATED",
+		       cd->export_count ? "ACTIVATED" : "DEACTIVATED",
 		       dev->attrib.queue_depth, dev->attrib.block_size,
 		       dev->attrib.hw_max_sectors);
 	if (dev->ops->show_params) {
@@ -220,7 +226,7 @@ static ssize_t tcmx_dev_info_show(struct config_item *item, char *page)
 		if (ret > 0)
 			n += ret;
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return n;
 }
 CONFIGFS_ATTR_RO(tcmx_dev_, info);
@@ -229,6 +235,7 @@ static ssize_t tcmx_dev_control_store(struct config_item *item,
 				      const char *page, size_t count)
 {
 	struct tcmx_dev *dev = to_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t ret;
 
 	if (!dev->ops->set_params) {
@@ -236,8 +243,8 @@ static ssize_t tcmx_dev_control_store(struct config_item *item,
 		       tcmx_dev_name(dev), dev->ops->name);
 		return -EINVAL;
 	}
-	mutex_lock(&dev->lock);
-	if (dev->enabled) {
+	mutex_lock(&cd->lock);
+	if (cd->enabled) {
 		/* size and the like are fixed once enabled */
 		pr_err("%s: control: device is enabled, parameters are fixed\n",
 		       tcmx_dev_name(dev));
@@ -245,14 +252,16 @@ static ssize_t tcmx_dev_control_store(struct config_item *item,
 	} else {
 		ret = dev->ops->set_params(dev, page, count);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }
 CONFIGFS_ATTR_WO(tcmx_dev_, control);
 
 static ssize_t tcmx_dev_enable_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%d\n", READ_ONCE(to_dev(item)->enabled));
+	struct tcmx_core_dev *cd = tcmx_core(to_dev(item));
+
+	return sysfs_emit(page, "%d\n", READ_ONCE(cd->enabled));
 }
 
 /* Like LIO, a device can be enabled once and never disabled. */
@@ -260,6 +269,7 @@ static ssize_t tcmx_dev_enable_store(struct config_item *item,
 				     const char *page, size_t count)
 {
 	struct tcmx_dev *dev = to_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t ret;
 	int val;
 
@@ -268,8 +278,8 @@ static ssize_t tcmx_dev_enable_store(struct config_item *item,
 		       tcmx_dev_name(dev));
 		return -EINVAL;
 	}
-	mutex_lock(&dev->lock);
-	if (dev->enabled) {
+	mutex_lock(&cd->lock);
+	if (cd->enabled) {
 		pr_err("%s: enable: device is already enabled\n",
 		       tcmx_dev_name(dev));
 		ret = -EEXIST;
@@ -285,10 +295,10 @@ static ssize_t tcmx_dev_enable_store(struct config_item *item,
 		goto out;
 	}
 	dev->nr_blocks = dev->size_bytes >> dev->block_shift;
-	WRITE_ONCE(dev->enabled, true);
+	WRITE_ONCE(cd->enabled, true);
 	ret = count;
 out:
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return ret;
 }
 CONFIGFS_ATTR(tcmx_dev_, enable);
@@ -300,8 +310,8 @@ CONFIGFS_ATTR(tcmx_dev_, enable);
 static char *tcmx_dev_home_find(struct config_item *item,
 				struct tcmx_dev **dev)
 {
-	*dev = TCMX_DEV_OF(item, group);
-	return (char *)*dev;
+	*dev = TCMX_DEV_OF(item, dev.group);
+	return (char *)tcmx_core(*dev);
 }
 
 static const struct tcmx_cfs_home tcmx_dev_home = {
@@ -309,7 +319,7 @@ static const struct tcmx_cfs_home tcmx_dev_home = {
 };
 
 #define TCMX_DEV_TEXT(_member)						\
-	TCMX_CFS_FIELD(&tcmx_dev_home, struct tcmx_dev, _member),	\
+	TCMX_CFS_FIELD(&tcmx_dev_home, struct tcmx_core_dev, _member),	\
 	.kind = TCMX_CFS_TEXT, .flags = TCMX_CFS_OPT
 
 TCMX_CFS_ATTR(tcmx_dev_, udev_path, 0644, TCMX_DEV_TEXT(udev_path))
@@ -328,13 +338,14 @@ static struct configfs_attribute *tcmx_dev_attrs[] = {
 static void tcmx_dev_release(struct config_item *item)
 {
 	struct tcmx_dev *dev = to_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	tcmx_devs_del(dev);
 	if (dev->ops) {		/* NULL: tcmx_hba_make_dev() failed */
-		mutex_lock(&dev->lock);
+		mutex_lock(&cd->lock);
 		if (dev->ops->free_dev)
 			dev->ops->free_dev(dev);
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&cd->lock);
 
 		mutex_lock(&tcmx_cfs_mutex);
 		tcmx_dev_count--;
@@ -342,14 +353,14 @@ static void tcmx_dev_release(struct config_item *item)
 	}
 	tcmx_stats_dev_exit(dev);
 	tcmx_pr_dev_free(dev);
-	WARN_ON_ONCE(!list_empty(&dev->luns));
-	ida_destroy(&dev->rtpi_ida);
-	mutex_destroy(&dev->excl_mutex);
-	mutex_destroy(&dev->lock);
-	kfree(dev->echo_buf);
-	kfree(dev->xcopy_ids);
+	WARN_ON_ONCE(!list_empty(&cd->luns));
+	ida_destroy(&cd->rtpi_ida);
+	mutex_destroy(&cd->excl_mutex);
+	mutex_destroy(&cd->lock);
+	kfree(cd->echo_buf);
+	kfree(cd->xcopy_ids);
 	config_item_put(&dev->hba->group.cg_item);
-	kfree(dev);
+	kfree(cd);
 }
 
 static struct configfs_item_operations tcmx_dev_item_ops = {
@@ -376,17 +387,19 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 					      const char *name)
 {
 	struct tcmx_hba *hba = container_of(group, struct tcmx_hba, group);
+	struct tcmx_core_dev *cd;
 	struct tcmx_dev *dev;
 	int ret;
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd)
 		return ERR_PTR(-ENOMEM);
-	mutex_init(&dev->lock);
-	mutex_init(&dev->excl_mutex);
-	INIT_LIST_HEAD(&dev->tg_pt_gps);
-	INIT_LIST_HEAD(&dev->luns);
-	ida_init(&dev->rtpi_ida);
+	dev = &cd->dev;
+	mutex_init(&cd->lock);
+	mutex_init(&cd->excl_mutex);
+	INIT_LIST_HEAD(&cd->tg_pt_gps);
+	INIT_LIST_HEAD(&cd->luns);
+	ida_init(&cd->rtpi_ida);
 	dev->hba = hba;
 	dev->ops = hba->ops;
 	config_item_get(&hba->group.cg_item);
@@ -397,9 +410,9 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 	if (ret)
 		goto out_put;
 	if (dev->ops->alloc_dev) {
-		mutex_lock(&dev->lock);
+		mutex_lock(&cd->lock);
 		ret = dev->ops->alloc_dev(dev);
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&cd->lock);
 		if (ret)
 			goto out_put;
 	}
@@ -414,9 +427,9 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 
 out_free:
 	if (dev->ops->free_dev) {
-		mutex_lock(&dev->lock);
+		mutex_lock(&cd->lock);
 		dev->ops->free_dev(dev);
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&cd->lock);
 	}
 out_put:
 	dev->ops = NULL;	/* nothing for release to undo */
@@ -497,13 +510,15 @@ static struct configfs_item_operations tcmx_hba_item_ops = {
  */
 static void tcmx_dev_drop_work(struct work_struct *work)
 {
-	struct tcmx_dev *dev = container_of(to_delayed_work(work),
-					    struct tcmx_dev, drop_work);
-	struct dentry *dentry = dev->drop_dentry;
+	struct tcmx_core_dev *cd = container_of(to_delayed_work(work),
+						struct tcmx_core_dev,
+						drop_work);
+	struct tcmx_dev *dev = &cd->dev;
+	struct dentry *dentry = cd->drop_dentry;
 	struct tcmx_hba *hba;
 
 	if (dentry && !d_unhashed(dentry) && d_really_is_positive(dentry)) {
-		queue_delayed_work(tcmx_wq, &dev->drop_work, 1);
+		queue_delayed_work(tcmx_wq, &cd->drop_work, 1);
 		return;
 	}
 	dput(dentry);
@@ -518,15 +533,16 @@ static void tcmx_hba_drop_dev(struct config_group *group,
 			      struct config_item *item)
 {
 	struct tcmx_dev *dev = to_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	mutex_lock(&tcmx_cfs_mutex);
-	dev->dropped = true;
+	cd->dropped = true;
 	mutex_unlock(&tcmx_cfs_mutex);
 	/* ->rmdir's caller holds the dentry: it is still there */
-	dev->drop_dentry = dget(item->ci_dentry);
+	cd->drop_dentry = dget(item->ci_dentry);
 	atomic_inc(&dev->hba->drops);
-	INIT_DELAYED_WORK(&dev->drop_work, tcmx_dev_drop_work);
-	queue_delayed_work(tcmx_wq, &dev->drop_work, 0);
+	INIT_DELAYED_WORK(&cd->drop_work, tcmx_dev_drop_work);
+	queue_delayed_work(tcmx_wq, &cd->drop_work, 0);
 }
 
 static struct configfs_group_operations tcmx_hba_group_ops = {

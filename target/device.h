@@ -5,8 +5,10 @@
 
 #include "tcmx_core.h"
 
-#define TCMX_DEV_OF(item, member) \
-	container_of(to_config_group(item), struct tcmx_dev, member)
+/* the device of one of its directories (@member of struct tcmx_core_dev) */
+#define TCMX_DEV_OF(item, member)					\
+	(&container_of(to_config_group(item), struct tcmx_core_dev,	\
+		       member)->dev)
 
 /*
  * For a new device, before the backend's ->alloc_dev(): set the default

@@ -21,12 +21,16 @@
 
 void tcmx_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr)
 {
-	mutex_lock(&dev->excl_mutex);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	mutex_lock(&cd->excl_mutex);
 }
 
 void tcmx_excl_unlock(struct tcmx_dev *dev)
 {
-	mutex_unlock(&dev->excl_mutex);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	mutex_unlock(&cd->excl_mutex);
 }
 
 /*
@@ -36,9 +40,11 @@ void tcmx_excl_unlock(struct tcmx_dev *dev)
  */
 void tcmx_excl_begin(struct tcmx_dev *dev, u64 lba, u64 nr)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	tcmx_excl_lock(dev, lba, nr);
-	WRITE_ONCE(dev->excl_lba, lba);
-	WRITE_ONCE(dev->excl_nr, nr);
+	WRITE_ONCE(cd->excl_lba, lba);
+	WRITE_ONCE(cd->excl_nr, nr);
 	set_bit(TCMX_GATE_EXCL, &dev->gate);
 	synchronize_rcu_expedited();
 }
@@ -51,9 +57,10 @@ void tcmx_excl_end(struct tcmx_dev *dev)
 
 static bool tcmx_excl_overlaps(struct tcmx_dev *dev, u64 lba, u64 nr)
 {
-	u64 held = READ_ONCE(dev->excl_lba);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	u64 held = READ_ONCE(cd->excl_lba);
 
-	return lba < held + READ_ONCE(dev->excl_nr) && held < lba + nr;
+	return lba < held + READ_ONCE(cd->excl_nr) && held < lba + nr;
 }
 
 /*

@@ -6,8 +6,8 @@
  *
  * Linking a LUN, under tcmx_cfs_mutex:
  *   allocate its per-CPU counters, init its reference,
- *   export: take an RTPI from dev->rtpi_ida, join dev->luns and the
- *   device's default ALUA group (dev->lock),
+ *   export: take an RTPI from cd->rtpi_ida, join cd->luns and the
+ *   device's default ALUA group (cd->lock),
  *   establish POWER ON, RESET, OR BUS DEVICE RESET OCCURRED on it (a new
  *   I_T nexus to the LUN),
  *   publish it in the TPG's lun_map/xarray (commands find it from here on),
@@ -16,7 +16,7 @@
  * Unlinking undoes this in reverse: ->pre_unlink, unpublish (the other LUNs
  * get REPORTED LUNS DATA HAS CHANGED), percpu_ref_kill, wait until drained,
  * unexport (its counters fold into the device's retired totals in the same
- * dev->lock section that takes it off dev->luns, so the device's counters
+ * cd->lock section that takes it off cd->luns, so the device's counters
  * never go backwards; its pending unit attentions go too), free the
  * counters.
  */
@@ -40,48 +40,51 @@ static void tcmx_lun_ref_release(struct percpu_ref *ref)
 }
 
 /* ------------------------------------------------------------------ */
-/* export accounting: dev->luns, RTPIs                                */
+/* export accounting: cd->luns, RTPIs                                */
 /* ------------------------------------------------------------------ */
 
 static int tcmx_lun_export(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	int rtpi;
 
-	mutex_lock(&dev->lock);
-	if (!dev->enabled) {
+	mutex_lock(&cd->lock);
+	if (!cd->enabled) {
 		pr_err("%s: cannot link a LUN to a device that is not enabled\n",
 		       tcmx_dev_name(dev));
 		rtpi = -ENODEV;
 		goto out;
 	}
-	rtpi = ida_alloc_range(&dev->rtpi_ida, 1, U16_MAX - 1, GFP_KERNEL);
+	rtpi = ida_alloc_range(&cd->rtpi_ida, 1, U16_MAX - 1, GFP_KERNEL);
 	if (rtpi < 0) {
 		pr_err("%s: no relative target port ID left: %d\n",
 		       tcmx_dev_name(dev), rtpi);
 		goto out;
 	}
 	lun->rtpi = rtpi;
-	list_add_tail(&lun->dev_node, &dev->luns);
-	dev->export_count++;
+	list_add_tail(&lun->dev_node, &cd->luns);
+	cd->export_count++;
 	tcmx_alua_lun_join(lun, dev);
 out:
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	return rtpi < 0 ? rtpi : 0;
 }
 
 /* After the LUN is drained: nothing counts on lun->stats any more. */
 static void tcmx_lun_unexport(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	mutex_lock(&dev->lock);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	mutex_lock(&cd->lock);
 	tcmx_alua_lun_leave(lun, dev);
-	tcmx_stats_fold(&dev->stats.retired, lun->stats);
+	tcmx_stats_fold(&cd->stats.retired, lun->stats);
 	list_del_init(&lun->dev_node);
 	tcmx_ua_lun_clear(lun, dev);
 	tcmx_pr_lun_gone(lun, dev);
-	dev->export_count--;
-	ida_free(&dev->rtpi_ida, lun->rtpi);
+	cd->export_count--;
+	ida_free(&cd->rtpi_ida, lun->rtpi);
 	lun->rtpi = 0;
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,6 +181,7 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	struct tcmx_lun *lun = to_lun(item);
 	struct tcmx_tpg *tpg = lun->tpg;
 	struct tcmx_dev *dev;
+	struct tcmx_core_dev *cd;
 	int ret;
 
 	if (!tcmx_item_is_dev(target)) {
@@ -186,13 +190,14 @@ static int tcmx_lun_allow_link(struct config_item *item,
 		return -EINVAL;
 	}
 	dev = tcmx_item_to_dev(target);
+	cd = tcmx_core(dev);
 
 	mutex_lock(&tcmx_cfs_mutex);
 	if (lun->dev) {
 		pr_err("%s: already linked to a device\n",
 		       config_item_name(item));
 		ret = -EEXIST;
-	} else if (dev->dropped) {
+	} else if (cd->dropped) {
 		pr_err("%s: device %s is being removed\n",
 		       config_item_name(item), config_item_name(target));
 		ret = -ENODEV;

@@ -4,7 +4,7 @@
  * and control mode pages, as a table, and the block descriptor.
  *
  * MODE SENSE may run in atomic context (its response lives on the
- * stack); MODE SELECT takes dev->lock: it runs in a worker (TCMX_CMD_DEFER).
+ * stack); MODE SELECT takes cd->lock: it runs in a worker (TCMX_CMD_DEFER).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,10 +38,12 @@ static const struct tcmx_dev_attrib spc_attrib_defaults = {
 
 static void spc_mode_current(struct tcmx_dev *dev, struct spc_mode_vals *v)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	v->wce = !!READ_ONCE(dev->attrib.emulate_write_cache);
-	v->rcd = READ_ONCE(dev->mode_rcd);
+	v->rcd = READ_ONCE(cd->mode_rcd);
 	v->d_sense = READ_ONCE(dev->d_sense);
-	v->qerr = READ_ONCE(dev->mode_qerr);
+	v->qerr = READ_ONCE(cd->mode_qerr);
 	v->swp = test_bit(TCMX_GATE_WP, &dev->gate);
 	v->tas = !!READ_ONCE(dev->attrib.emulate_tas);
 	v->intlck = READ_ONCE(dev->attrib.emulate_ua_intlck_ctrl);
@@ -376,13 +378,15 @@ static enum tcmx_status spc_select_pages(struct tcmx_cmd *cmd, const u8 *buf,
 	return TCMX_GOOD;
 }
 
-/* dev->lock held: make @v current */
+/* cd->lock held: make @v current */
 static void spc_mode_apply(struct tcmx_dev *dev, const struct spc_mode_vals *v)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	WRITE_ONCE(dev->attrib.emulate_write_cache, v->wce);
-	WRITE_ONCE(dev->mode_rcd, v->rcd);
+	WRITE_ONCE(cd->mode_rcd, v->rcd);
 	WRITE_ONCE(dev->d_sense, v->d_sense);
-	WRITE_ONCE(dev->mode_qerr, v->qerr);
+	WRITE_ONCE(cd->mode_qerr, v->qerr);
 	WRITE_ONCE(dev->attrib.emulate_tas, v->tas);
 	if (v->swp)
 		set_bit(TCMX_GATE_WP, &dev->gate);
@@ -398,6 +402,7 @@ static void spc_mode_apply(struct tcmx_dev *dev, const struct spc_mode_vals *v)
 static enum tcmx_status spc_mode_select_work(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	const u8 *cdb = cmd->cdb;
 	u32 len = cdb[0] == MODE_SELECT_10 ? get_unaligned_be16(&cdb[7]) :
 					     cdb[4];
@@ -411,7 +416,7 @@ static enum tcmx_status spc_mode_select_work(struct tcmx_cmd *cmd)
 		return TCMX_BUSY;
 	len = tcmx_cmd_copy_from_sgl(cmd, buf, len);
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	spc_mode_current(dev, &cur);
 	v = cur;
 	status = spc_select_header(cmd, buf, len, &off);
@@ -421,7 +426,7 @@ static enum tcmx_status spc_mode_select_work(struct tcmx_cmd *cmd)
 		spc_mode_apply(dev, &v);
 		tcmx_ua_dev(dev, cmd->lun, TCMX_SENSE_UA_MODE_CHANGED);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 	kfree(buf);
 	return status;
 }

@@ -9,8 +9,8 @@
  * nexus_name, its target port the WWN and TPG (RTPI lun->rtpi).
  *
  * The state lives on the device (struct tcmx_dev, pr_*): every command of
- * these files runs in a worker (TCMX_CMD_DEFER) under dev->pr_mutex and
- * changes the state under dev->pr_lock, which the gate takes too.  While a
+ * these files runs in a worker (TCMX_CMD_DEFER) under cd->pr_mutex and
+ * changes the state under cd->pr_lock, which the gate takes too.  While a
  * reservation exists (persistent or SPC-2) TCMX_GATE_PR is set and the
  * gate calls tcmx_pr_check(); registrations alone cost nothing.
  *
@@ -39,10 +39,12 @@
 
 void tcmx_pr_dev_init(struct tcmx_dev *dev)
 {
-	mutex_init(&dev->pr_mutex);
-	spin_lock_init(&dev->pr_lock);
-	INIT_LIST_HEAD(&dev->pr_regs);
-	INIT_LIST_HEAD(&dev->pr_saved);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	mutex_init(&cd->pr_mutex);
+	spin_lock_init(&cd->pr_lock);
+	INIT_LIST_HEAD(&cd->pr_regs);
+	INIT_LIST_HEAD(&cd->pr_saved);
 }
 
 /*
@@ -117,13 +119,14 @@ const char *pr_type_name(u8 type)
 	return t ? t->name : "Unknown SPC-3 Reservation Type";
 }
 
-/* ---- state, under dev->pr_lock ---------------------------------------- */
+/* ---- state, under cd->pr_lock ---------------------------------------- */
 
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 
-	list_for_each_entry(reg, &dev->pr_regs, node)
+	list_for_each_entry(reg, &cd->pr_regs, node)
 		if (reg->lun == lun)
 			return reg;
 	return NULL;
@@ -137,13 +140,17 @@ const char *pr_nexus_name(struct tcmx_lun *lun)
 
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg)
 {
-	return reg && dev->pr_holder &&
-	       (reg == dev->pr_holder || pr_type_all_reg(dev->pr_type));
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	return reg && cd->pr_holder &&
+	       (reg == cd->pr_holder || pr_type_all_reg(cd->pr_type));
 }
 
 void pr_update_gate(struct tcmx_dev *dev)
 {
-	if (dev->pr_holder || dev->spc2_holder)
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	if (cd->pr_holder || cd->spc2_holder)
 		set_bit(TCMX_GATE_PR, &dev->gate);
 	else
 		clear_bit(TCMX_GATE_PR, &dev->gate);
@@ -152,9 +159,10 @@ void pr_update_gate(struct tcmx_dev *dev)
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
 		  enum tcmx_sense code)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 
-	list_for_each_entry(reg, &dev->pr_regs, node)
+	list_for_each_entry(reg, &cd->pr_regs, node)
 		if (reg->lun != except)
 			tcmx_ua_add(reg->lun, dev, code);
 }
@@ -173,34 +181,37 @@ bool pr_type_ro(u8 type)
  */
 void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	list_del(&reg->node);
-	if (dev->pr_holder != reg)
+	if (cd->pr_holder != reg)
 		return;
-	if (pr_type_all_reg(dev->pr_type) && !list_empty(&dev->pr_regs)) {
-		dev->pr_holder = list_first_entry(&dev->pr_regs,
-						  struct tcmx_pr_reg, node);
+	if (pr_type_all_reg(cd->pr_type) && !list_empty(&cd->pr_regs)) {
+		cd->pr_holder = list_first_entry(&cd->pr_regs,
+						 struct tcmx_pr_reg, node);
 		return;
 	}
-	dev->pr_holder = NULL;
-	if (ua && (dev->pr_type == PR_TYPE_WE_RO ||
-		   dev->pr_type == PR_TYPE_EA_RO))
+	cd->pr_holder = NULL;
+	if (ua && (cd->pr_type == PR_TYPE_WE_RO ||
+		   cd->pr_type == PR_TYPE_EA_RO))
 		pr_ua_others(dev, NULL, TCMX_SENSE_UA_RES_RELEASED);
 }
 
 void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 
-	mutex_lock(&dev->pr_mutex);
-	spin_lock_irq(&dev->pr_lock);
+	mutex_lock(&cd->pr_mutex);
+	spin_lock_irq(&cd->pr_lock);
 	reg = pr_find(dev, lun);
 	if (reg)
 		pr_unregister(dev, reg, false);
-	if (dev->spc2_holder == lun)
-		dev->spc2_holder = NULL;
+	if (cd->spc2_holder == lun)
+		cd->spc2_holder = NULL;
 	pr_update_gate(dev);
-	spin_unlock_irq(&dev->pr_lock);
-	mutex_unlock(&dev->pr_mutex);
+	spin_unlock_irq(&cd->pr_lock);
+	mutex_unlock(&cd->pr_mutex);
 	kfree(reg);
 }
 
@@ -209,14 +220,15 @@ void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 static bool pr_conflicts(struct tcmx_dev *dev, struct tcmx_lun *lun,
 			 const struct tcmx_cmd_desc *d)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
-	u8 type = dev->pr_type;
+	u8 type = cd->pr_type;
 	bool writes;
 
 	/* the rows say which commands conflict with none (tcmx_core.h) */
-	if (dev->spc2_holder)
-		return dev->spc2_holder != lun && !(d->flags & TCMX_CMD_SPC2_OK);
-	if (!dev->pr_holder || d->flags & TCMX_CMD_PR_OK)
+	if (cd->spc2_holder)
+		return cd->spc2_holder != lun && !(d->flags & TCMX_CMD_SPC2_OK);
+	if (!cd->pr_holder || d->flags & TCMX_CMD_PR_OK)
 		return false;
 	reg = pr_find(dev, lun);
 	if (pr_is_holder(dev, reg))
@@ -234,14 +246,15 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	unsigned long flags;
 	bool conflict;
 
 	if (!d || !cmd->lun)
 		return TCMX_GOOD;
-	spin_lock_irqsave(&dev->pr_lock, flags);
+	spin_lock_irqsave(&cd->pr_lock, flags);
 	conflict = pr_conflicts(dev, cmd->lun, d);
-	spin_unlock_irqrestore(&dev->pr_lock, flags);
+	spin_unlock_irqrestore(&cd->pr_lock, flags);
 	return conflict ? TCMX_CONFLICT : TCMX_GOOD;
 }
 
@@ -250,19 +263,20 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 static enum tcmx_status pr_spc2_reserve(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	enum tcmx_status status = TCMX_GOOD;
 
-	mutex_lock(&dev->pr_mutex);
-	spin_lock_irq(&dev->pr_lock);
+	mutex_lock(&cd->pr_mutex);
+	spin_lock_irq(&cd->pr_lock);
 	/* SPC-4 5.13.3: not while persistent reservations are in use */
-	if (!list_empty(&dev->pr_regs) || dev->pr_holder ||
-	    (dev->spc2_holder && dev->spc2_holder != cmd->lun))
+	if (!list_empty(&cd->pr_regs) || cd->pr_holder ||
+	    (cd->spc2_holder && cd->spc2_holder != cmd->lun))
 		status = TCMX_CONFLICT;
 	else
-		dev->spc2_holder = cmd->lun;
+		cd->spc2_holder = cmd->lun;
 	pr_update_gate(dev);
-	spin_unlock_irq(&dev->pr_lock);
-	mutex_unlock(&dev->pr_mutex);
+	spin_unlock_irq(&cd->pr_lock);
+	mutex_unlock(&cd->pr_mutex);
 	return status;
 }
 
@@ -270,14 +284,15 @@ static enum tcmx_status pr_spc2_reserve(struct tcmx_cmd *cmd)
 static enum tcmx_status pr_spc2_release(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	mutex_lock(&dev->pr_mutex);
-	spin_lock_irq(&dev->pr_lock);
-	if (dev->spc2_holder == cmd->lun)
-		dev->spc2_holder = NULL;
+	mutex_lock(&cd->pr_mutex);
+	spin_lock_irq(&cd->pr_lock);
+	if (cd->spc2_holder == cmd->lun)
+		cd->spc2_holder = NULL;
 	pr_update_gate(dev);
-	spin_unlock_irq(&dev->pr_lock);
-	mutex_unlock(&dev->pr_mutex);
+	spin_unlock_irq(&cd->pr_lock);
+	mutex_unlock(&cd->pr_mutex);
 	return TCMX_GOOD;
 }
 

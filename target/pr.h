@@ -32,7 +32,7 @@
 
 /* one registered I_T nexus */
 struct tcmx_pr_reg {
-	struct list_head	node;		/* dev->pr_regs */
+	struct list_head	node;		/* cd->pr_regs */
 	struct tcmx_lun		*lun;
 	u64			key;
 	u32			generation;	/* PRgeneration when registered */
@@ -47,7 +47,7 @@ bool pr_type_reg(u8 type);	/* registered nexuses have access */
 bool pr_type_ro(u8 type);	/* registrants only */
 const char *pr_type_name(u8 type);
 
-/* pr.c: the state, under dev->pr_lock (or pr_mutex, to read it) */
+/* pr.c: the state, under cd->pr_lock (or pr_mutex, to read it) */
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun);
 const char *pr_nexus_name(struct tcmx_lun *lun);	/* initiator port */
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg);

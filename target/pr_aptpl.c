@@ -27,7 +27,7 @@
 
 /* a registration pr/res_aptpl_metadata restored, waiting for its nexus */
 struct tcmx_pr_saved {
-	struct list_head	node;		/* dev->pr_saved */
+	struct list_head	node;		/* cd->pr_saved */
 	u64			key;
 	u64			mapped_lun;
 	u64			target_lun;
@@ -43,7 +43,8 @@ struct tcmx_pr_saved {
 /* Can the unit serial name the file?  One dmesg line if not. */
 static bool pr_aptpl_serial_ok(struct tcmx_dev *dev)
 {
-	const char *serial = dev->t10.unit_serial;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	const char *serial = cd->t10.unit_serial;
 
 	if (serial[0] && !strchr(serial, '/'))
 		return true;
@@ -77,21 +78,22 @@ int pr_aptpl_check(struct tcmx_dev *dev)
 /* pr_mutex held: the registrations and the reservation, as text */
 static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	size_t len = 0;
 	int n = 0;
 
-	list_for_each_entry(reg, &dev->pr_regs, node) {
+	list_for_each_entry(reg, &cd->pr_regs, node) {
 		struct tcmx_tpg *tpg = reg->lun->tpg;
 
 		len += scnprintf(buf + len, size - len,
 				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\nsa_res_key=%llu\n",
 				 n, tpg->ops->name, pr_nexus_name(reg->lun),
 				 (unsigned long long)reg->key);
-		if (reg == dev->pr_holder)
+		if (reg == cd->pr_holder)
 			len += scnprintf(buf + len, size - len,
 					 "res_holder=1\nres_type=%02x\nres_scope=00\n",
-					 dev->pr_type);
+					 cd->pr_type);
 		else
 			len += scnprintf(buf + len, size - len,
 					 "res_holder=0\n");
@@ -115,6 +117,7 @@ static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
  */
 int pr_aptpl_save(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	size_t size = PR_APTPL_ENTRY, len;
 	struct file *file;
@@ -122,17 +125,17 @@ int pr_aptpl_save(struct tcmx_dev *dev)
 	loff_t pos = 0;
 	ssize_t ret;
 
-	list_for_each_entry(reg, &dev->pr_regs, node)
+	list_for_each_entry(reg, &cd->pr_regs, node)
 		size += PR_APTPL_ENTRY;
 	path = pr_aptpl_serial_ok(dev) ?
 	       kasprintf(GFP_KERNEL, "%s/pr/aptpl_%s", tcmx_dbroot,
-			 dev->t10.unit_serial) : NULL;
+			 cd->t10.unit_serial) : NULL;
 	buf = kvmalloc(size, GFP_KERNEL);
 	if (!path || !buf) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (dev->pr_aptpl)
+	if (cd->pr_aptpl)
 		len = pr_aptpl_text(dev, buf, size);
 	else
 		len = scnprintf(buf, size, PR_APTPL_NONE "\n");
@@ -248,6 +251,7 @@ static int pr_saved_parse(struct tcmx_dev *dev, struct tcmx_pr_saved *s,
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_saved *s;
 	char *copy, *text;
 	int ret;
@@ -280,23 +284,23 @@ ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 	if (ret)
 		goto out;
 
-	mutex_lock(&dev->lock);
-	mutex_lock(&dev->pr_mutex);
-	if (dev->export_count) {
+	mutex_lock(&cd->lock);
+	mutex_lock(&cd->pr_mutex);
+	if (cd->export_count) {
 		pr_err("%s: pr/res_aptpl_metadata: only while no LUN links the device\n",
 		       tcmx_dev_name(dev));
 		ret = -EBUSY;
-	} else if (dev->pr_saved_count >= PR_SAVED_MAX) {
+	} else if (cd->pr_saved_count >= PR_SAVED_MAX) {
 		pr_err("%s: pr/res_aptpl_metadata: %u registrations wait already\n",
-		       tcmx_dev_name(dev), dev->pr_saved_count);
+		       tcmx_dev_name(dev), cd->pr_saved_count);
 		ret = -ENOSPC;
 	} else {
-		list_add_tail(&s->node, &dev->pr_saved);
-		dev->pr_saved_count++;
+		list_add_tail(&s->node, &cd->pr_saved);
+		cd->pr_saved_count++;
 		s = NULL;
 	}
-	mutex_unlock(&dev->pr_mutex);
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->pr_mutex);
+	mutex_unlock(&cd->lock);
 out:
 	kfree(s);
 	kfree(copy);
@@ -319,15 +323,16 @@ static bool pr_saved_matches(struct tcmx_pr_saved *s, struct tcmx_lun *lun)
 void tcmx_pr_lun_linked(struct tcmx_lun *lun)
 {
 	struct tcmx_dev *dev = lun->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_saved *s, *tmp;
 	struct tcmx_pr_reg *reg;
 
-	mutex_lock(&dev->pr_mutex);
-	list_for_each_entry_safe(s, tmp, &dev->pr_saved, node) {
+	mutex_lock(&cd->pr_mutex);
+	list_for_each_entry_safe(s, tmp, &cd->pr_saved, node) {
 		if (!pr_saved_matches(s, lun))
 			continue;
 		list_del(&s->node);
-		dev->pr_saved_count--;
+		cd->pr_saved_count--;
 		reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 		if (!reg) {
 			pr_err("%s: APTPL: no memory to restore a registration\n",
@@ -338,31 +343,32 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun)
 		reg->lun = lun;
 		reg->key = s->key;
 		reg->all_tg_pt = s->all_tg_pt;
-		spin_lock_irq(&dev->pr_lock);
+		spin_lock_irq(&cd->pr_lock);
 		if (pr_find(dev, lun)) {
 			kfree(reg);
 		} else {
-			reg->generation = dev->pr_generation;
-			list_add_tail(&reg->node, &dev->pr_regs);
-			if (s->type && !dev->pr_holder && !dev->spc2_holder) {
-				dev->pr_holder = reg;
-				dev->pr_type = s->type;
+			reg->generation = cd->pr_generation;
+			list_add_tail(&reg->node, &cd->pr_regs);
+			if (s->type && !cd->pr_holder && !cd->spc2_holder) {
+				cd->pr_holder = reg;
+				cd->pr_type = s->type;
 			}
 			pr_update_gate(dev);
 		}
-		spin_unlock_irq(&dev->pr_lock);
-		dev->pr_aptpl = true;
+		spin_unlock_irq(&cd->pr_lock);
+		cd->pr_aptpl = true;
 		kfree(s);
 	}
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 }
 
 void tcmx_pr_dev_free(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_saved *s, *tmp;
 
-	list_for_each_entry_safe(s, tmp, &dev->pr_saved, node)
+	list_for_each_entry_safe(s, tmp, &cd->pr_saved, node)
 		kfree(s);
-	INIT_LIST_HEAD(&dev->pr_saved);
-	dev->pr_saved_count = 0;
+	INIT_LIST_HEAD(&cd->pr_saved);
+	cd->pr_saved_count = 0;
 }

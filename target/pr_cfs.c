@@ -30,31 +30,34 @@ static bool pr_cfs_disabled(struct tcmx_dev *dev)
 /* pr_mutex held: the nexus holding the persistent reservation, or NULL */
 static struct tcmx_lun *pr_cfs_holder(struct tcmx_dev *dev)
 {
-	return dev->pr_holder ? dev->pr_holder->lun : NULL;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	return cd->pr_holder ? cd->pr_holder->lun : NULL;
 }
 
 static ssize_t tcmx_pr_res_holder_show(struct config_item *item, char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_lun *lun;
 	ssize_t len;
 
 	if (pr_cfs_disabled(dev))
 		return scnprintf(page, PAGE_SIZE, PR_DISABLED);
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	lun = pr_cfs_holder(dev);
-	if (dev->spc2_holder)
+	if (cd->spc2_holder)
 		len = scnprintf(page, PAGE_SIZE,
 				"SPC-2 Reservation: %s Initiator: %s\n",
-				dev->spc2_holder->tpg->ops->name,
-				dev->spc2_holder->tpg->nexus_name);
+				cd->spc2_holder->tpg->ops->name,
+				cd->spc2_holder->tpg->nexus_name);
 	else if (lun)
 		len = scnprintf(page, PAGE_SIZE,
 				"SPC-3 Reservation: %s Initiator: %s\n",
 				lun->tpg->ops->name, lun->tpg->nexus_name);
 	else
 		len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_holder);
@@ -63,19 +66,20 @@ static ssize_t tcmx_pr_res_pr_all_tgt_pts_show(struct config_item *item,
 					       char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	bool all;
 	ssize_t len;
 
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	if (!pr_cfs_holder(dev)) {
 		len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
 	} else {
-		all = dev->pr_holder->all_tg_pt;
+		all = cd->pr_holder->all_tg_pt;
 		len = scnprintf(page, PAGE_SIZE,
 				"SPC-3 Reservation: %s Target Port%s registration\n",
 				all ? "All" : "Single", all ? "s" : "");
 	}
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_all_tgt_pts);
@@ -84,8 +88,9 @@ static ssize_t tcmx_pr_res_pr_generation_show(struct config_item *item,
 					      char *page)
 {
 	struct tcmx_dev *dev = TCMX_DEV_OF(item, pr_group);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	return sysfs_emit(page, "0x%08x\n", READ_ONCE(dev->pr_generation));
+	return sysfs_emit(page, "0x%08x\n", READ_ONCE(cd->pr_generation));
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_generation);
 
@@ -93,11 +98,12 @@ static ssize_t tcmx_pr_res_pr_holder_tg_port_show(struct config_item *item,
 						  char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	const char *fabric;
 	struct tcmx_lun *lun;
 	ssize_t len;
 
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	lun = pr_cfs_holder(dev);
 	if (!lun) {
 		len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
@@ -110,7 +116,7 @@ static ssize_t tcmx_pr_res_pr_holder_tg_port_show(struct config_item *item,
 				lun->rtpi, fabric, lun->tpg->tag, fabric,
 				(unsigned long long)lun->index);
 	}
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_holder_tg_port);
@@ -119,21 +125,22 @@ static ssize_t tcmx_pr_res_pr_registered_i_pts_show(struct config_item *item,
 						    char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	ssize_t len;
 
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	len = scnprintf(page, PAGE_SIZE, "SPC-3 PR Registrations:\n");
-	list_for_each_entry(reg, &dev->pr_regs, node)
+	list_for_each_entry(reg, &cd->pr_regs, node)
 		len += scnprintf(page + len, PAGE_SIZE - len,
 				 "%s Node: %s Key: 0x%016llx PRgen: 0x%08x\n",
 				 reg->lun->tpg->ops->name,
 				 reg->lun->tpg->nexus_name,
 				 (unsigned long long)reg->key,
 				 reg->generation);
-	if (list_empty(&dev->pr_regs))
+	if (list_empty(&cd->pr_regs))
 		len += scnprintf(page + len, PAGE_SIZE - len, "None\n");
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_registered_i_pts);
@@ -141,15 +148,16 @@ CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_registered_i_pts);
 static ssize_t tcmx_pr_res_pr_type_show(struct config_item *item, char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t len;
 
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	if (pr_cfs_holder(dev))
 		len = scnprintf(page, PAGE_SIZE, "SPC-3 Reservation Type: %s\n",
-				pr_type_name(dev->pr_type));
+				pr_type_name(cd->pr_type));
 	else
 		len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_type);
@@ -157,14 +165,15 @@ CONFIGFS_ATTR_RO(tcmx_pr_, res_pr_type);
 static ssize_t tcmx_pr_res_type_show(struct config_item *item, char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t len;
 
 	if (pr_cfs_disabled(dev))
 		return scnprintf(page, PAGE_SIZE, PR_DISABLED);
-	mutex_lock(&dev->pr_mutex);
-	len = scnprintf(page, PAGE_SIZE, "%s\n", dev->spc2_holder ?
+	mutex_lock(&cd->pr_mutex);
+	len = scnprintf(page, PAGE_SIZE, "%s\n", cd->spc2_holder ?
 			"SPC2_RESERVATIONS" : "SPC3_PERSISTENT_RESERVATIONS");
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_type);
@@ -173,15 +182,16 @@ static ssize_t tcmx_pr_res_aptpl_active_show(struct config_item *item,
 					     char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	ssize_t len;
 
 	/* in-tree: empty while reservations are off */
 	if (pr_cfs_disabled(dev))
 		return 0;
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	len = scnprintf(page, PAGE_SIZE, "APTPL Bit Status: %s\n",
-			dev->pr_aptpl ? "Activated" : "Disabled");
-	mutex_unlock(&dev->pr_mutex);
+			cd->pr_aptpl ? "Activated" : "Disabled");
+	mutex_unlock(&cd->pr_mutex);
 	return len;
 }
 CONFIGFS_ATTR_RO(tcmx_pr_, res_aptpl_active);

@@ -72,11 +72,12 @@ u32 pr_transport_id(struct tcmx_lun *lun, u8 *p)
 /* pr_mutex held: the length of @sa's parameter data */
 static u32 pr_in_len(struct tcmx_dev *dev, u8 sa)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	u32 len = PRI_HDR, n = 0;
 
 	/* the state cannot change without pr_mutex: no need for pr_lock */
-	list_for_each_entry(reg, &dev->pr_regs, node) {
+	list_for_each_entry(reg, &cd->pr_regs, node) {
 		n++;
 		if (sa == PRI_READ_FULL_STATUS)
 			len += PRI_FULL_DESC + pr_transport_id(reg->lun, NULL);
@@ -97,10 +98,11 @@ static u32 pr_in_len(struct tcmx_dev *dev, u8 sa)
 
 static void pr_in_keys(struct tcmx_dev *dev, u8 *buf, u32 len)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	u32 n = PRI_HDR;
 
-	list_for_each_entry(reg, &dev->pr_regs, node) {
+	list_for_each_entry(reg, &cd->pr_regs, node) {
 		put_unaligned_be64(reg->key, &buf[n]);
 		n += 8;
 	}
@@ -110,39 +112,44 @@ static void pr_in_keys(struct tcmx_dev *dev, u8 *buf, u32 len)
 /* the data's length: the header alone while there is no reservation */
 static u32 pr_in_reservation(struct tcmx_dev *dev, u8 *buf, u32 len)
 {
-	if (!dev->pr_holder)
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	if (!cd->pr_holder)
 		return PRI_HDR;
 	put_unaligned_be32(PRI_RES_DESC, &buf[4]);
 	/* all registrants: the key is 0 (SPC-4 6.15.3.3) */
-	if (!pr_type_all_reg(dev->pr_type))
-		put_unaligned_be64(dev->pr_holder->key, &buf[8]);
-	buf[8 + 13] = dev->pr_type;	/* scope 0: logical unit */
+	if (!pr_type_all_reg(cd->pr_type))
+		put_unaligned_be64(cd->pr_holder->key, &buf[8]);
+	buf[8 + 13] = cd->pr_type;	/* scope 0: logical unit */
 	return len;
 }
 
 static void pr_in_caps(struct tcmx_dev *dev, u8 *buf)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	put_unaligned_be16(PRI_CAPS_LEN, &buf[0]);
 	/* CRH, SIP_C, ATP_C, PTPL_C */
 	buf[2] = BIT(4) | BIT(3) | BIT(2) | BIT(0);
 	/* TMV, ALLOW COMMANDS 000b, PTPL_A */
-	buf[3] = BIT(7) | (dev->pr_aptpl ? BIT(0) : 0);
+	buf[3] = BIT(7) | (cd->pr_aptpl ? BIT(0) : 0);
 	put_unaligned_be16(PRI_TYPE_MASK, &buf[4]);
 }
 
 static void pr_in_full_status(struct tcmx_dev *dev, u8 *buf, u32 len)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	u32 n = PRI_HDR;
 
-	list_for_each_entry(reg, &dev->pr_regs, node) {
+	list_for_each_entry(reg, &cd->pr_regs, node) {
 		u8 *p = &buf[n];
 		u32 tid = pr_transport_id(reg->lun, &p[PRI_FULL_DESC]);
 
 		put_unaligned_be64(reg->key, &p[0]);
 		if (pr_is_holder(dev, reg)) {
 			p[12] = BIT(0);		/* R_HOLDER */
-			p[13] = dev->pr_type;
+			p[13] = cd->pr_type;
 		}
 		/* ALL_TG_PT: the relative port does not matter */
 		if (reg->all_tg_pt)
@@ -159,18 +166,19 @@ enum tcmx_status pr_in(struct tcmx_cmd *cmd)
 {
 	u32 alloc_len = get_unaligned_be16(&cmd->cdb[7]);
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	u8 sa = cmd->desc->sa;
 	u32 len;
 	u8 *buf;
 
-	mutex_lock(&dev->pr_mutex);
+	mutex_lock(&cd->pr_mutex);
 	len = pr_in_len(dev, sa);
 	buf = kzalloc(len, GFP_KERNEL);
 	if (!buf) {
-		mutex_unlock(&dev->pr_mutex);
+		mutex_unlock(&cd->pr_mutex);
 		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
 	}
-	put_unaligned_be32(dev->pr_generation, &buf[0]);
+	put_unaligned_be32(cd->pr_generation, &buf[0]);
 	switch (sa) {
 	case PRI_READ_KEYS:
 		pr_in_keys(dev, buf, len);
@@ -185,7 +193,7 @@ enum tcmx_status pr_in(struct tcmx_cmd *cmd)
 		pr_in_full_status(dev, buf, len);
 		break;
 	}
-	mutex_unlock(&dev->pr_mutex);
+	mutex_unlock(&cd->pr_mutex);
 	tcmx_cmd_copy_to_sgl(cmd, buf, min(len, alloc_len));
 	kfree(buf);
 	return TCMX_GOOD;

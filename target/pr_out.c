@@ -58,6 +58,7 @@ static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 				      struct tcmx_lun *lun, u64 key,
 				      bool all_tg_pt)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 
 	reg = list_first_entry_or_null(&o->spare, struct tcmx_pr_reg, node);
@@ -65,9 +66,9 @@ static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 		return NULL;
 	reg->lun = lun;
 	reg->key = key;
-	reg->generation = dev->pr_generation;
+	reg->generation = cd->pr_generation;
 	reg->all_tg_pt = all_tg_pt;
-	list_move_tail(&reg->node, &dev->pr_regs);
+	list_move_tail(&reg->node, &cd->pr_regs);
 	return reg;
 }
 
@@ -85,13 +86,14 @@ static bool pr_same_initiator(struct tcmx_lun *a, struct tcmx_lun *b)
 static void pr_register_port(struct tcmx_dev *dev, struct pr_out *o,
 			     struct tcmx_lun *lun)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_lun *other;
 
 	if (!pr_find(dev, lun))
 		pr_add_reg(dev, o, lun, o->sa_key, o->all_tg_pt);
 	if (!o->all_tg_pt)
 		return;
-	list_for_each_entry(other, &dev->luns, dev_node)
+	list_for_each_entry(other, &cd->luns, dev_node)
 		if (other != lun && pr_same_initiator(other, lun) &&
 		    !pr_find(dev, other))
 			pr_add_reg(dev, o, other, o->sa_key, true);
@@ -138,13 +140,14 @@ static bool pr_tid_matches(struct tcmx_lun *lun, const u8 *tid, u32 len)
 			    name_len);
 }
 
-/* dev->lock held: the LUN of @dev behind relative port @rtpi named @tid */
+/* cd->lock held: the LUN of @dev behind relative port @rtpi named @tid */
 static struct tcmx_lun *pr_find_nexus(struct tcmx_dev *dev, u16 rtpi,
 				      const u8 *tid, u32 len)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_lun *lun;
 
-	list_for_each_entry(lun, &dev->luns, dev_node)
+	list_for_each_entry(lun, &cd->luns, dev_node)
 		if (lun->rtpi == rtpi && pr_tid_matches(lun, tid, len))
 			return lun;
 	return NULL;
@@ -161,6 +164,7 @@ static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
 					 struct pr_out *o, bool apply)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_lun *lun;
 	u32 off = 0, n;
 	bool found;
@@ -173,7 +177,7 @@ static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
 						false, PRO_TIDS + off,
 						TCMX_NO_BIT);
 		found = false;
-		list_for_each_entry(lun, &dev->luns, dev_node) {
+		list_for_each_entry(lun, &cd->luns, dev_node) {
 			if ((!o->all_tg_pt && lun != cmd->lun) ||
 			    !pr_tid_matches(lun, o->tids + off, n))
 				continue;
@@ -199,11 +203,12 @@ static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
 static void pr_unregister_set(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
 			      struct list_head *gone)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *other, *tmp;
-	bool held = dev->pr_holder;
+	bool held = cd->pr_holder;
 
 	if (reg->all_tg_pt)
-		list_for_each_entry_safe(other, tmp, &dev->pr_regs, node) {
+		list_for_each_entry_safe(other, tmp, &cd->pr_regs, node) {
 			if (other == reg || !other->all_tg_pt ||
 			    other->key != reg->key ||
 			    !pr_same_initiator(other->lun, reg->lun))
@@ -214,7 +219,7 @@ static void pr_unregister_set(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
 	pr_unregister(dev, reg, false);
 	list_add_tail(&reg->node, gone);
 	/* the registrants left lost a registrants-only reservation */
-	if (held && !dev->pr_holder && pr_type_ro(dev->pr_type))
+	if (held && !cd->pr_holder && pr_type_ro(cd->pr_type))
 		pr_ua_others(dev, NULL, TCMX_SENSE_UA_RES_RELEASED);
 }
 
@@ -223,6 +228,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 				    bool ignore, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg = pr_find(dev, cmd->lun);
 	enum tcmx_status status;
 
@@ -248,9 +254,9 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 		pr_unregister_set(dev, reg, gone);
 	} else {
 		reg->key = o->sa_key;
-		reg->generation = dev->pr_generation;
+		reg->generation = cd->pr_generation;
 	}
-	dev->pr_generation++;
+	cd->pr_generation++;
 	return TCMX_GOOD;
 }
 
@@ -258,12 +264,13 @@ static enum tcmx_status pr_reserve(struct tcmx_cmd *cmd, struct pr_out *o,
 				   struct tcmx_pr_reg *reg)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	if (dev->pr_holder)
-		return pr_is_holder(dev, reg) && dev->pr_type == o->type ?
+	if (cd->pr_holder)
+		return pr_is_holder(dev, reg) && cd->pr_type == o->type ?
 		       TCMX_GOOD : TCMX_CONFLICT;
-	dev->pr_holder = reg;
-	dev->pr_type = o->type;
+	cd->pr_holder = reg;
+	cd->pr_type = o->type;
 	return TCMX_GOOD;
 }
 
@@ -271,14 +278,15 @@ static enum tcmx_status pr_release(struct tcmx_cmd *cmd, struct pr_out *o,
 				   struct tcmx_pr_reg *reg)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	if (!pr_is_holder(dev, reg))
 		return TCMX_GOOD;
-	if (dev->pr_type != o->type)
+	if (cd->pr_type != o->type)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_RELEASE);
-	dev->pr_holder = NULL;
+	cd->pr_holder = NULL;
 	/* SPC-4 5.13.11.2.2: others may have lost access, or have it now */
-	if (pr_type_reg(dev->pr_type))
+	if (pr_type_reg(cd->pr_type))
 		pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_RELEASED);
 	return TCMX_GOOD;
 }
@@ -286,11 +294,12 @@ static enum tcmx_status pr_release(struct tcmx_cmd *cmd, struct pr_out *o,
 static void pr_clear(struct tcmx_cmd *cmd, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_PREEMPTED);
-	list_splice_init(&dev->pr_regs, gone);
-	dev->pr_holder = NULL;
-	dev->pr_generation++;
+	list_splice_init(&cd->pr_regs, gone);
+	cd->pr_holder = NULL;
+	cd->pr_generation++;
 }
 
 /*
@@ -301,14 +310,15 @@ static unsigned int pr_remove_key(struct tcmx_dev *dev, u64 key,
 				  struct tcmx_pr_reg *self,
 				  struct list_head *gone)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg, *tmp;
 	unsigned int n = 0;
 
-	list_for_each_entry_safe(reg, tmp, &dev->pr_regs, node) {
+	list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node) {
 		if (reg == self || reg->key != key)
 			continue;
-		if (dev->pr_holder == reg)
-			dev->pr_holder = self;	/* replaced by the caller */
+		if (cd->pr_holder == reg)
+			cd->pr_holder = self;	/* replaced by the caller */
 		list_move_tail(&reg->node, gone);
 		tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
 		n++;
@@ -322,8 +332,9 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 				   struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
-	struct tcmx_pr_reg *holder = dev->pr_holder, *reg, *tmp;
-	u8 old_type = dev->pr_type;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct tcmx_pr_reg *holder = cd->pr_holder, *reg, *tmp;
+	u8 old_type = cd->pr_type;
 
 	if (!holder || (!pr_type_all_reg(old_type) && o->sa_key != holder->key)) {
 		/* no reservation, or not the holder's key: registrations */
@@ -345,7 +356,7 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 			goto done;
 		}
 		/* 0: every other registration, and the reservation is ours */
-		list_for_each_entry_safe(reg, tmp, &dev->pr_regs, node) {
+		list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node) {
 			if (reg == self)
 				continue;
 			list_move_tail(&reg->node, gone);
@@ -354,12 +365,12 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 	} else {
 		pr_remove_key(dev, o->sa_key, self, gone);
 	}
-	dev->pr_holder = self;
-	dev->pr_type = o->type;
+	cd->pr_holder = self;
+	cd->pr_type = o->type;
 	if (old_type != o->type)
 		pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_RELEASED);
 done:
-	dev->pr_generation++;
+	cd->pr_generation++;
 	return TCMX_GOOD;
 }
 
@@ -373,11 +384,12 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 				const u8 *p, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *src = pr_find(dev, cmd->lun), *dst;
 	struct tcmx_lun *to;
 
-	if (!src || src->key != o->key || !dev->pr_holder ||
-	    !pr_is_holder(dev, src) || pr_type_all_reg(dev->pr_type))
+	if (!src || src->key != o->key || !cd->pr_holder ||
+	    !pr_is_holder(dev, src) || pr_type_all_reg(cd->pr_type))
 		return TCMX_CONFLICT;
 	if (!o->sa_key)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
@@ -391,12 +403,12 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, PRO_PARAM_LEN, TCMX_NO_BIT);
 	dst = pr_find(dev, to) ?: pr_add_reg(dev, o, to, o->sa_key, false);
-	dev->pr_holder = dst;
+	cd->pr_holder = dst;
 	if (p[17] & PRO_MOVE_UNREG) {
 		pr_unregister(dev, src, false);
 		list_add_tail(&src->node, gone);
 	}
-	dev->pr_generation++;
+	cd->pr_generation++;
 	return TCMX_GOOD;
 }
 
@@ -441,9 +453,10 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 				      const u8 *p, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg = pr_find(dev, cmd->lun);
 
-	if (dev->spc2_holder && dev->spc2_holder != cmd->lun)
+	if (cd->spc2_holder && cd->spc2_holder != cmd->lun)
 		return TCMX_CONFLICT;
 	switch (cmd->desc->sa) {
 	case PRO_REGISTER:
@@ -468,8 +481,8 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 }
 
 /*
- * PREEMPT AND ABORT, dev->lock held: keep each preempted nexus (LUN, on
- * dev->luns now) from going away until pr_abort_wait() is done with it.
+ * PREEMPT AND ABORT, cd->lock held: keep each preempted nexus (LUN, on
+ * cd->luns now) from going away until pr_abort_wait() is done with it.
  */
 static void pr_abort_hold(struct list_head *gone)
 {
@@ -536,17 +549,18 @@ static enum tcmx_status pr_out_cdb(struct tcmx_cmd *cmd, u32 len)
 }
 
 /*
- * dev->lock held: a registration per LUN of the device at most, so spares
+ * cd->lock held: a registration per LUN of the device at most, so spares
  * for all on @o->spare; false without memory (the caller frees them)
  */
 static bool pr_out_spares(struct tcmx_dev *dev, struct pr_out *o, u8 sa)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 	struct tcmx_lun *lun;
 	u32 i, n = 0;
 
 	if (pr_sa_has_aptpl(sa))
-		list_for_each_entry(lun, &dev->luns, dev_node)
+		list_for_each_entry(lun, &cd->luns, dev_node)
 			n++;
 	for (i = 0; i < n; i++) {
 		reg = kzalloc(sizeof(*reg), GFP_KERNEL);
@@ -562,39 +576,40 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 				     const u8 *p, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	enum tcmx_status status;
 	u8 sa = cmd->desc->sa;
 	bool save;
 
-	/* dev->luns: dev->lock, taken before the PR locks as lun.c does */
-	mutex_lock(&dev->lock);
+	/* cd->luns: cd->lock, taken before the PR locks as lun.c does */
+	mutex_lock(&cd->lock);
 	if (!pr_out_spares(dev, o, sa)) {
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&cd->lock);
 		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
 	}
-	mutex_lock(&dev->pr_mutex);
-	if (o->aptpl && pr_sa_has_aptpl(sa) && !dev->pr_aptpl &&
+	mutex_lock(&cd->pr_mutex);
+	if (o->aptpl && pr_sa_has_aptpl(sa) && !cd->pr_aptpl &&
 	    pr_aptpl_check(dev)) {
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
 		goto unlock;
 	}
-	spin_lock_irq(&dev->pr_lock);
+	spin_lock_irq(&cd->pr_lock);
 	status = pr_out_locked(cmd, o, p, gone);
 	pr_update_gate(dev);
-	spin_unlock_irq(&dev->pr_lock);
+	spin_unlock_irq(&cd->pr_lock);
 	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
 		pr_abort_hold(gone);
 	/* the last REGISTER's APTPL bit decides (SPC-4 5.13.5) */
-	save = dev->pr_aptpl;
+	save = cd->pr_aptpl;
 	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa)) {
 		save |= o->aptpl;
-		dev->pr_aptpl = o->aptpl;
+		cd->pr_aptpl = o->aptpl;
 	}
 	if (status == TCMX_GOOD && save && pr_aptpl_save(dev))
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
 unlock:
-	mutex_unlock(&dev->pr_mutex);
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->pr_mutex);
+	mutex_unlock(&cd->lock);
 	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
 		pr_abort_wait(dev, gone);
 	return status;

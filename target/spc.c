@@ -64,6 +64,7 @@ static bool spc_has_3pc(struct tcmx_dev *dev)
 static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd;
 
 	buf[2] = 0x06;				/* SPC-4 */
 	buf[3] = 0x12;				/* HISUP, response format 2 */
@@ -73,14 +74,15 @@ static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
 		memset(&buf[8], ' ', 28);
 		return SPC_STD_INQUIRY_LEN;
 	}
+	cd = tcmx_core(dev);
 	buf[5] = spc_tpgs(cmd);
 	if (spc_has_3pc(dev))
 		buf[5] |= 0x08;			/* 3PC: EXTENDED COPY */
-	if (READ_ONCE(dev->export_count) > 1)
+	if (READ_ONCE(cd->export_count) > 1)
 		buf[6] = 0x10;			/* MULTIP */
-	spc_put_ascii(&buf[8], dev->t10.vendor, 8);
-	spc_put_ascii(&buf[16], dev->t10.model, 16);
-	spc_put_ascii(&buf[32], dev->t10.revision, 4);
+	spc_put_ascii(&buf[8], cd->t10.vendor, 8);
+	spc_put_ascii(&buf[16], cd->t10.model, 16);
+	spc_put_ascii(&buf[32], cd->t10.revision, 4);
 	put_unaligned_be16(SCSI_VERSION_DESCRIPTOR_SAM5, &buf[58]);
 	put_unaligned_be16(SCSI_VERSION_DESCRIPTOR_SPC4, &buf[60]);
 	put_unaligned_be16(SCSI_VERSION_DESCRIPTOR_SBC3, &buf[62]);
@@ -99,10 +101,10 @@ struct spc_vpd_page {
 
 static u32 spc_vpd_serial(struct tcmx_cmd *cmd, u8 *buf)
 {
-	const char *serial = cmd->dev->t10.unit_serial;
-	size_t len = strnlen(serial, sizeof(cmd->dev->t10.unit_serial));
+	const struct tcmx_t10_wwn *t10 = &tcmx_core(cmd->dev)->t10;
+	size_t len = strnlen(t10->unit_serial, sizeof(t10->unit_serial));
 
-	memcpy(&buf[4], serial, len);
+	memcpy(&buf[4], t10->unit_serial, len);
 	return len;
 }
 
@@ -112,8 +114,9 @@ static u32 spc_vpd_serial(struct tcmx_cmd *cmd, u8 *buf)
  */
 static void spc_fill_naa(struct tcmx_dev *dev, u8 *p)
 {
-	const char *s = dev->t10.unit_serial;
-	u32 oui = dev->t10.company_id;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	const char *s = cd->t10.unit_serial;
+	u32 oui = cd->t10.company_id;
 	unsigned int n;
 	int val;
 
@@ -165,19 +168,20 @@ static u32 spc_name_designator(u8 *p, u8 type, const char *wwn, int tag)
 static u32 spc_vpd_devid(struct tcmx_cmd *cmd, u8 *buf)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp = spc_alua_group(cmd);
 	const char *wwn = tcmx_wwn_name(cmd->tpg->wwn);
 	u8 *p = &buf[4];
 	int n;
 
-	if (dev->t10.unit_serial[0]) {
+	if (cd->t10.unit_serial[0]) {
 		spc_fill_naa(dev, &p[4]);
 		p += spc_designator(p, SPC_CODE_BINARY, SPC_LU_NAA, 16);
 	}
 	/* T10 vendor ID: vendor (8, space padded), then "model:serial" */
-	spc_put_ascii(&p[4], dev->t10.vendor, 8);
-	n = scnprintf(&p[12], SPC_DESIG_MAX - 8 + 1, "%s:%s", dev->t10.model,
-		      dev->t10.unit_serial);
+	spc_put_ascii(&p[4], cd->t10.vendor, 8);
+	n = scnprintf(&p[12], SPC_DESIG_MAX - 8 + 1, "%s:%s", cd->t10.model,
+		      cd->t10.unit_serial);
 	p += spc_designator(p, SPC_CODE_ASCII, SPC_LU_T10, 8 + n);
 
 	put_unaligned_be16(cmd->lun->rtpi, &p[6]);
@@ -193,8 +197,10 @@ static u32 spc_vpd_devid(struct tcmx_cmd *cmd, u8 *buf)
 
 bool tcmx_dev_naa(struct tcmx_dev *dev, u8 *naa)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	memset(naa, 0, TCMX_NAA_LEN);
-	if (!dev->t10.unit_serial[0])
+	if (!cd->t10.unit_serial[0])
 		return false;
 	spc_fill_naa(dev, naa);
 	return true;

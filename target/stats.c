@@ -17,7 +17,7 @@
  *
  * Each table is a list of {name, field} rows.  Every file reads a snapshot
  * (struct tcmx_stat_view) taken by one of two functions, as its table says:
- * tcmx_dev_view() under dev->lock, tcmx_lun_view() under tcmx_cfs_mutex,
+ * tcmx_dev_view() under cd->lock, tcmx_lun_view() under tcmx_cfs_mutex,
  * which fails with -ENODEV while the LUN is not linked (as in-tree); one
  * function, tcmx_stat_emit(), then shows the field of it in its format.
  * The snapshot holds copies only, so nothing is used after the locks are
@@ -25,7 +25,7 @@
  *
  * A linked LUN counts per CPU (lun->stats, by the fast path); a device's
  * counters are the retired totals of the LUNs unlinked from it plus those of
- * the LUNs on dev->luns.  Counters tcmx does not keep (resets, aborts, busy,
+ * the LUNs on cd->luns.  Counters tcmx does not keep (resets, aborts, busy,
  * task set full, high-speed commands) read 0, as most do in-tree.
  * "inst" is the HBA's index (the N of <plugin>_<N>), "indx"/"dev" of a
  * device its index, unique among the devices that exist.
@@ -68,32 +68,36 @@ void tcmx_stats_fold(struct tcmx_stats *total, struct tcmx_stats __percpu *pc)
 	}
 }
 
-/* dev->lock held */
+/* cd->lock held */
 static void tcmx_stat_copy_dev(struct tcmx_stat_view *v, struct tcmx_dev *dev)
 {
-	lockdep_assert_held(&dev->lock);
-	v->t10 = dev->t10;
-	v->created = dev->stats.created;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	lockdep_assert_held(&cd->lock);
+	v->t10 = cd->t10;
+	v->created = cd->stats.created;
 	v->inst = dev->hba->id;
-	v->dev_index = dev->stats.index;
-	v->ports = dev->export_count;
+	v->dev_index = cd->stats.index;
+	v->ports = cd->export_count;
 }
 
 /* @table is one of <dev>/statistics/'s three directories. */
 static void tcmx_dev_view(struct config_item *table, struct tcmx_stat_view *v)
 {
-	struct tcmx_dev *dev = container_of(to_config_group(table->ci_parent),
-					    struct tcmx_dev, stats_group.group);
+	struct config_group *stats = to_config_group(table->ci_parent);
+	struct tcmx_core_dev *cd = container_of(stats, struct tcmx_core_dev,
+						stats_group.group);
+	struct tcmx_dev *dev = &cd->dev;
 	struct tcmx_lun *lun;
 
 	memset(v, 0, sizeof(*v));
-	mutex_lock(&dev->lock);
+	mutex_lock(&cd->lock);
 	tcmx_stat_copy_dev(v, dev);
-	v->sum = dev->stats.retired;
+	v->sum = cd->stats.retired;
 	/* a LUN's counters are valid while it is on the list */
-	list_for_each_entry(lun, &dev->luns, dev_node)
+	list_for_each_entry(lun, &cd->luns, dev_node)
 		tcmx_stats_fold(&v->sum, lun->stats);
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&cd->lock);
 }
 
 /* @table is one of <lun>/statistics/'s; -ENODEV while unlinked. */
@@ -110,10 +114,10 @@ static int tcmx_lun_view(struct config_item *table, struct tcmx_stat_view *v)
 	dev = lun->dev;
 	if (dev) {
 		tcmx_stats_fold(&v->sum, lun->stats);
-		mutex_lock(&dev->lock);
+		mutex_lock(&tcmx_core(dev)->lock);
 		tcmx_stat_copy_dev(v, dev);
 		v->rtpi = lun->rtpi;
-		mutex_unlock(&dev->lock);
+		mutex_unlock(&tcmx_core(dev)->lock);
 	}
 	mutex_unlock(&tcmx_cfs_mutex);
 	return dev ? 0 : -ENODEV;
@@ -484,22 +488,25 @@ static void tcmx_stats_add_groups(struct tcmx_stat_groups *sg,
 
 int tcmx_stats_dev_init(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	int index;
 
-	tcmx_stats_add_groups(&dev->stats_group, &dev->group, tcmx_dev_tables);
+	tcmx_stats_add_groups(&cd->stats_group, &dev->group, tcmx_dev_tables);
 	index = ida_alloc_range(&tcmx_dev_index_ida, 1, INT_MAX, GFP_KERNEL);
 	if (index < 0)
 		return index;
-	dev->stats.index = index;
-	dev->stats.created = get_jiffies_64();
+	cd->stats.index = index;
+	cd->stats.created = get_jiffies_64();
 	return 0;
 }
 
 void tcmx_stats_dev_exit(struct tcmx_dev *dev)
 {
-	if (dev->stats.index)
-		ida_free(&tcmx_dev_index_ida, dev->stats.index);
-	dev->stats.index = 0;
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	if (cd->stats.index)
+		ida_free(&tcmx_dev_index_ida, cd->stats.index);
+	cd->stats.index = 0;
 }
 
 void tcmx_stats_lun_init(struct tcmx_lun *lun)

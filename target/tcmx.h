@@ -14,17 +14,18 @@
  * its LUN alive.  One a backend deferred (after tcmx_cmd_pin()) is handed
  * back later through the fabric's ->queue_status().  On the READ/WRITE fast
  * path nothing allocates, locks, sleeps or touches a shared counter.
+ *
+ * The structures here hold what a fabric or a backend reads or fills in,
+ * and the fields the fast path reads; the core keeps the rest of its state
+ * (reservations, ALUA, mode, unit attentions, configfs) in tcmx_core.h.
  */
 #ifndef TCMX_H
 #define TCMX_H
 
 #include <linux/configfs.h>
 #include <linux/dma-direction.h>
-#include <linux/idr.h>
-#include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/scatterlist.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -116,6 +117,7 @@ struct tcmx_cmd_desc;
 struct tcmx_dev;
 struct tcmx_fabric;
 struct tcmx_lun;
+struct tcmx_tg_pt_gp;
 struct tcmx_tpg;
 struct tcmx_wwn;
 
@@ -167,53 +169,11 @@ struct tcmx_dev_attrib {
 	: 0;
 };
 
-/* Identification shown under <dev>/wwn and in INQUIRY. */
-struct tcmx_t10_wwn {
-	char vendor[8 + 1];
-	char model[16 + 1];
-	char revision[4 + 1];
-	char unit_serial[253 + 1];
-	u32 company_id;		/* IEEE OUI, 24 bits */
-};
-
-/* An ALUA target port group of a device (<dev>/alua/<name>). */
-struct tcmx_tg_pt_gp {
-	struct config_group	group;
-	struct tcmx_dev		*dev;
-	struct list_head	node;		/* dev->tg_pt_gps */
-	u16			id;
-	u8			access_state;	/* 0,1,2,3,4,14,15 */
-	u8			access_status;	/* 0 none, 1 explicit, 2 implicit */
-	u8			access_type;	/* bit 0 implicit, bit 1 explicit */
-	u8			supported;	/* TCMX_ALUA_SUP_* bits */
-	u8			preferred;
-	u8			write_metadata;
-	u32			nonop_delay_msecs;
-	u32			trans_delay_msecs;
-	u32			implicit_trans_secs;
-	int			nr_members;
-};
-
-#define TCMX_ALUA_SUP_TRANSITIONING	BIT(7)
-#define TCMX_ALUA_SUP_OFFLINE		BIT(6)
-#define TCMX_ALUA_SUP_LBA_DEPENDENT	BIT(4)
-#define TCMX_ALUA_SUP_UNAVAILABLE	BIT(3)
-#define TCMX_ALUA_SUP_STANDBY		BIT(2)
-#define TCMX_ALUA_SUP_NONOPTIMIZED	BIT(1)
-#define TCMX_ALUA_SUP_OPTIMIZED		BIT(0)
-
 /* Command counters: per CPU on a linked LUN, plain totals elsewhere. */
 struct tcmx_stats {
 	u64 cmds;
 	u64 read_bytes;
 	u64 write_bytes;
-};
-
-/* A device's statistics beyond those of its linked LUNs (stats.c). */
-struct tcmx_dev_stats {
-	struct tcmx_stats	retired;	/* LUNs since unlinked; dev->lock */
-	u64			created;	/* get_jiffies_64() at mkdir */
-	u32			index;		/* unique while it exists; 0: none */
 };
 
 /* statistics/ of a device or a LUN: the directory and its three tables */
@@ -229,16 +189,15 @@ struct tcmx_hba {
 	atomic_t			drops;	/* devices' drop works pending */
 };
 
-/* A backstore device (core/<plugin>_<N>/<name>). */
+/*
+ * A backstore device (core/<plugin>_<N>/<name>): what its backend and the
+ * fast path see.  The core allocates it inside its own struct
+ * tcmx_core_dev (tcmx_core.h), which holds the rest of its state:
+ * configfs groups, LUNs, identification, reservations, ALUA, mode, unit
+ * attentions and the exclusion.
+ */
 struct tcmx_dev {
 	struct config_group		group;
-	struct config_group		attrib_group;
-	struct config_group		wwn_group;
-	struct config_group		pr_group;
-	struct config_group		alua_group;
-	struct tcmx_stat_groups		stats_group;
-	struct tcmx_tg_pt_gp		default_tg_pt_gp;
-
 	/*
 	 * held (configfs item reference) until the end of the device's
 	 * release: configfs drops a removed device's parent reference at
@@ -248,10 +207,6 @@ struct tcmx_dev {
 	struct tcmx_hba			*hba;
 	const struct tcmx_backend_ops	*ops;
 	void				*priv;		/* backend's */
-	/* rmdir'ed: refused as a link target; see tcmx_hba_drop_dev() */
-	bool				dropped;
-	struct dentry			*drop_dentry;
-	struct delayed_work		drop_work;
 
 	/* hot, read-only while exported */
 	u64				nr_blocks;	/* capacity in blocks */
@@ -261,71 +216,14 @@ struct tcmx_dev {
 	/*
 	 * TCMX_GATE_* bits: 0 while nothing is pending, so the fast path
 	 * pays one load for unit attentions, write protection, exclusive
-	 * ranges (COMPARE AND WRITE) and, later, reservations and ALUA.
-	 * Set and cleared with set_bit()/clear_bit(); see gate.c.
+	 * ranges, reservations and ALUA.  Set and cleared with
+	 * set_bit()/clear_bit(); see gate.c.
 	 */
 	unsigned long			gate;
 	tcmx_execute_fn			execute_rw;	/* set by ->enable() */
 
 	u64				size_bytes;	/* set by ->enable() */
-	bool				enabled;
-	int				export_count;	/* LUNs on luns */
-	struct list_head		luns;		/* tcmx_lun.dev_node */
-	struct ida			rtpi_ida;	/* their RTPIs */
-	struct mutex			lock;		/* slow-path state */
-	struct list_head		tg_pt_gps;
 	struct tcmx_dev_attrib		attrib;
-	struct tcmx_t10_wwn		t10;
-	char				alias[256];
-	char				udev_path[256];
-	struct tcmx_dev_stats		stats;
-
-	/*
-	 * Exclusion for COMPARE AND WRITE, ORWRITE and WRITE ATOMIC
-	 * (excl.c).  excl_mutex serialises the core's emulated
-	 * writes (tcmx_excl_lock()); while one of those three holds it,
-	 * [excl_lba, excl_lba + excl_nr) is its range and TCMX_GATE_EXCL is
-	 * set, so that inline WRITEs to the range wait for it.
-	 */
-	struct mutex			excl_mutex;
-	u64				excl_lba;
-	u64				excl_nr;
-	/* allocated on first use, freed with the device */
-	struct tcmx_echo_buf		*echo_buf;	/* buffer.c */
-	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */
-	/*
-	 * Mode parameters MODE SELECT sets (spc.c; changed under dev->lock,
-	 * read locklessly).  WCE and TAS live in attrib (emulate_write_cache,
-	 * emulate_tas), D_SENSE in d_sense and SWP in gate.  ua_luns: how
-	 * many LUNs of the device have a unit attention pending
-	 * (tcmx_ua_lock, ua.c); TCMX_GATE_UA is set while it is not 0.
-	 */
-	u8				mode_rcd;
-	u8				mode_qerr;
-	unsigned int			ua_luns;
-	/*
-	 * Reservations (pr.c).  pr_mutex serialises the PERSISTENT RESERVE
-	 * and RESERVE/RELEASE commands and the unlinking of a LUN; pr_lock
-	 * (taken inside it, and by the gate) guards the state: pr_regs, one
-	 * struct tcmx_pr_reg per registered I_T nexus (LUN); pr_holder, the
-	 * registration holding the persistent reservation (any one of them
-	 * for the all-registrants types), of pr_type; pr_generation; and
-	 * spc2_holder, the LUN an SPC-2 RESERVE reserved the device to.
-	 * TCMX_GATE_PR is set while pr_holder or spc2_holder is.  pr_aptpl:
-	 * the state persists (APTPL, in <dbroot>/pr/aptpl_<unit serial>);
-	 * pr_saved, under pr_mutex: registrations pr/res_aptpl_metadata
-	 * restored, each waiting for its I_T nexus to be linked.
-	 */
-	struct mutex			pr_mutex;
-	spinlock_t			pr_lock;
-	struct list_head		pr_regs;
-	struct tcmx_pr_reg		*pr_holder;
-	struct tcmx_lun			*spc2_holder;
-	u32				pr_generation;
-	u8				pr_type;
-	bool				pr_aptpl;
-	struct list_head		pr_saved;
-	unsigned int			pr_saved_count;
 };
 
 /* A fabric WWN (<fabric>/<wwn>): embedded in the fabric's own structure. */
@@ -358,8 +256,9 @@ struct tcmx_tpg {
 
 /*
  * A LUN of a TPG (<tpg>/lun/lun_<index>).  While linked (dev set) it is on
- * dev->luns under dev->lock, and stats is valid from before it is published
- * until after it is drained (lun.c).
+ * its device's list of LUNs under the device's lock (the core's, in struct
+ * tcmx_core_dev), and stats is valid from before it is published until
+ * after it is drained (lun.c).
  */
 struct tcmx_lun {
 	struct config_group		group;
@@ -370,10 +269,10 @@ struct tcmx_lun {
 	struct percpu_ref		ref;		/* deferred commands */
 	atomic_t			deferred;	/* how many run now */
 	struct completion		drained;
-	struct tcmx_tg_pt_gp		*tg_pt_gp;
+	struct tcmx_tg_pt_gp		*tg_pt_gp;	/* ALUA group (core) */
 	u16				rtpi;		/* relative target port id */
 	bool				unlinking;	/* tcmx_lun_unlinking() */
-	struct list_head		dev_node;	/* on dev->luns */
+	struct list_head		dev_node;	/* the device's LUNs */
 	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
 	/*
 	 * Unit attentions pending on this I_T nexus and LUN (ua.c), highest

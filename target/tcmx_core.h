@@ -6,7 +6,7 @@
  *   core.c       module init/exit, $T root: version, dbroot
  *   fabric.c     fabric registry; $T/<fabric>/<wwn>/tpgt_<t> tree
  *   lun.c        tpgt_<t>/lun/lun_<n>: link/unlink, publish/unpublish for
- *                the fast path, export accounting (dev->luns, RTPIs)
+ *                the fast path, export accounting (cd->luns, RTPIs)
  *   iscsi.c      the "iscsi" placeholder fabric: discovery_auth/ only
  *   stats.c      <dev>/statistics/ and <lun>/statistics/ (in-tree formats)
  *   device.c     $T/core: backend registry, HBAs, devices (info, control,
@@ -54,7 +54,10 @@
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
 
+#include <linux/idr.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include "tcmx.h"
 
 /* A registered fabric. */
@@ -75,6 +78,134 @@ struct tcmx_fabric {
 	struct config_item_type		lun_type;
 	bool				in_use;		/* $T/<name> exists */
 };
+
+/* An ALUA target port group of a device (<dev>/alua/<name>). */
+struct tcmx_tg_pt_gp {
+	struct config_group	group;
+	struct tcmx_dev		*dev;
+	struct list_head	node;		/* cd->tg_pt_gps */
+	u16			id;
+	u8			access_state;	/* 0,1,2,3,4,14,15 */
+	u8			access_status;	/* 0 none, 1 explicit, 2 implicit */
+	u8			access_type;	/* bit 0 implicit, bit 1 explicit */
+	u8			supported;	/* TCMX_ALUA_SUP_* bits */
+	u8			preferred;
+	u8			write_metadata;
+	u32			nonop_delay_msecs;
+	u32			trans_delay_msecs;
+	u32			implicit_trans_secs;
+	int			nr_members;
+};
+
+#define TCMX_ALUA_SUP_TRANSITIONING	BIT(7)
+#define TCMX_ALUA_SUP_OFFLINE		BIT(6)
+#define TCMX_ALUA_SUP_LBA_DEPENDENT	BIT(4)
+#define TCMX_ALUA_SUP_UNAVAILABLE	BIT(3)
+#define TCMX_ALUA_SUP_STANDBY		BIT(2)
+#define TCMX_ALUA_SUP_NONOPTIMIZED	BIT(1)
+#define TCMX_ALUA_SUP_OPTIMIZED		BIT(0)
+
+/* Identification shown under <dev>/wwn and in INQUIRY. */
+struct tcmx_t10_wwn {
+	char vendor[8 + 1];
+	char model[16 + 1];
+	char revision[4 + 1];
+	char unit_serial[253 + 1];
+	u32 company_id;		/* IEEE OUI, 24 bits */
+};
+
+/* A device's statistics beyond those of its linked LUNs (stats.c). */
+struct tcmx_dev_stats {
+	struct tcmx_stats	retired;	/* LUNs since unlinked; cd->lock */
+	u64			created;	/* get_jiffies_64() at mkdir */
+	u32			index;		/* unique while it exists; 0: none */
+};
+
+/*
+ * A device as the core holds it: the struct tcmx_dev its backend and the
+ * fast path see, and the core's own state after it.  device.c allocates
+ * and frees it; tcmx_core() finds it from the struct tcmx_dev at a
+ * constant offset, without a load.  The core's functions call it cd, and
+ * comments name its fields cd->field.
+ */
+struct tcmx_core_dev {
+	struct tcmx_dev			dev;
+	struct config_group		attrib_group;
+	struct config_group		wwn_group;
+	struct config_group		pr_group;
+	struct config_group		alua_group;
+	struct tcmx_stat_groups		stats_group;
+	struct tcmx_tg_pt_gp		default_tg_pt_gp;
+
+	/* rmdir'ed: refused as a link target; see tcmx_hba_drop_dev() */
+	bool				dropped;
+	struct dentry			*drop_dentry;
+	struct delayed_work		drop_work;
+
+	bool				enabled;
+	int				export_count;	/* LUNs on luns */
+	struct list_head		luns;		/* tcmx_lun.dev_node */
+	struct ida			rtpi_ida;	/* their RTPIs */
+	struct mutex			lock;		/* slow-path state */
+	struct list_head		tg_pt_gps;
+	struct tcmx_t10_wwn		t10;
+	char				alias[256];
+	char				udev_path[256];
+	struct tcmx_dev_stats		stats;
+
+	/*
+	 * Exclusion for COMPARE AND WRITE, ORWRITE and WRITE ATOMIC
+	 * (excl.c).  excl_mutex serialises the core's emulated
+	 * writes (tcmx_excl_lock()); while one of those three holds it,
+	 * [excl_lba, excl_lba + excl_nr) is its range and TCMX_GATE_EXCL is
+	 * set, so that inline WRITEs to the range wait for it.
+	 */
+	struct mutex			excl_mutex;
+	u64				excl_lba;
+	u64				excl_nr;
+	/* allocated on first use, freed with the device */
+	struct tcmx_echo_buf		*echo_buf;	/* buffer.c */
+	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */
+	/*
+	 * Mode parameters MODE SELECT sets (mode.c; changed under lock,
+	 * read locklessly).  WCE and TAS live in dev.attrib
+	 * (emulate_write_cache, emulate_tas), D_SENSE in dev.d_sense and SWP
+	 * in dev.gate.  ua_luns: how many LUNs of the device have a unit
+	 * attention pending (tcmx_ua_lock, ua.c); TCMX_GATE_UA is set while
+	 * it is not 0.
+	 */
+	u8				mode_rcd;
+	u8				mode_qerr;
+	unsigned int			ua_luns;
+	/*
+	 * Reservations (pr.c).  pr_mutex serialises the PERSISTENT RESERVE
+	 * and RESERVE/RELEASE commands and the unlinking of a LUN; pr_lock
+	 * (taken inside it, and by the gate) guards the state: pr_regs, one
+	 * struct tcmx_pr_reg per registered I_T nexus (LUN); pr_holder, the
+	 * registration holding the persistent reservation (any one of them
+	 * for the all-registrants types), of pr_type; pr_generation; and
+	 * spc2_holder, the LUN an SPC-2 RESERVE reserved the device to.
+	 * TCMX_GATE_PR is set while pr_holder or spc2_holder is.  pr_aptpl:
+	 * the state persists (APTPL, in <dbroot>/pr/aptpl_<unit serial>);
+	 * pr_saved, under pr_mutex: registrations pr/res_aptpl_metadata
+	 * restored, each waiting for its I_T nexus to be linked.
+	 */
+	struct mutex			pr_mutex;
+	spinlock_t			pr_lock;
+	struct list_head		pr_regs;
+	struct tcmx_pr_reg		*pr_holder;
+	struct tcmx_lun			*spc2_holder;
+	u32				pr_generation;
+	u8				pr_type;
+	bool				pr_aptpl;
+	struct list_head		pr_saved;
+	unsigned int			pr_saved_count;
+};
+
+static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
+{
+	return container_of(dev, struct tcmx_core_dev, dev);
+}
 
 /* core.c */
 extern struct mutex tcmx_cfs_mutex;	/* registries, link/unlink, dbroot */
@@ -98,7 +229,7 @@ struct tcmx_dev *tcmx_item_to_dev(struct config_item *item);
 struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa);
 void tcmx_lun_put(struct tcmx_lun *lun);
 
-/* alua.c: a LUN joins @dev's default group / leaves its group (dev->lock) */
+/* alua.c: a LUN joins @dev's default group / leaves its group (cd->lock) */
 void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev);
 void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev);
 /* <lun>/alua_tg_pt_gp: tcmx_cfs_mutex held, lun->dev set */
@@ -328,7 +459,7 @@ const struct tcmx_alua_state *tcmx_alua_state(u32 state);
 
 /*
  * alua_cmd.c: the access state check (while TCMX_GATE_ALUA is set), a
- * group's change of state and the gate bit (dev->lock held), and REPORT /
+ * group's change of state and the gate bit (cd->lock held), and REPORT /
  * SET TARGET PORT GROUPS.
  */
 enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd,
@@ -347,7 +478,7 @@ enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 /*
  * excl.c: the write-range exclusion, for COMPARE AND WRITE, ORWRITE and
  * WRITE ATOMIC, which must not interleave with any other write to their
- * blocks.  Such a command holds dev->excl_mutex between tcmx_excl_begin()
+ * blocks.  Such a command holds cd->excl_mutex between tcmx_excl_begin()
  * and tcmx_excl_end(): it publishes its range, sets TCMX_GATE_EXCL and
  * waits for an RCU grace period, so that every inline WRITE(6/10/12/16)
  * either finished before it or, once decoded, is found by
@@ -370,8 +501,8 @@ enum tcmx_status tcmx_excl_write(struct tcmx_cmd *cmd);
 /*
  * ua.c: establish a unit attention for a LUN that exports @dev, for all
  * linked LUNs of a TPG but @except (tcmx_cfs_mutex), for all LUNs of a
- * device but @except (dev->lock); take the highest priority one (REQUEST
- * SENSE, and the gate); drop a LUN's as it leaves dev->luns.
+ * device but @except (cd->lock); take the highest priority one (REQUEST
+ * SENSE, and the gate); drop a LUN's as it leaves cd->luns.
  */
 void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
 		 enum tcmx_sense code);
@@ -399,7 +530,7 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * pr.c: persistent reservations and SPC-2 RESERVE/RELEASE.  The gate's
  * check while TCMX_GATE_PR is set (any context: TCMX_GOOD or
  * TCMX_CONFLICT); a new device's state (before it is visible); a LUN
- * leaving dev->luns drops its registration and reservations (dev->lock
+ * leaving cd->luns drops its registration and reservations (cd->lock
  * held, the LUN drained); a LUN just linked takes up the registrations
  * pr/res_aptpl_metadata restored for its nexus; a device's end frees
  * those still waiting (pr_aptpl.c); pr/res_aptpl_metadata's store
@@ -473,7 +604,7 @@ int tcmx_parse_index(const char *name, const char *prefix, u64 limit,
  * one store for them all.  The field is at an offset in its home, the
  * object that the file's directory stands for, which the home's ->find()
  * returns (@global instead for a directory of one global object); its
- * width is @size.  A store takes the home's lock (dev->lock;
+ * width is @size.  A store takes the home's lock (cd->lock;
  * tcmx_cfs_mutex for a global), checks the rule and on a bad value
  * returns -EINVAL (-EBUSY for TCMX_CFS_IDLE while a LUN exports the
  * device) with one pr_err naming the object and the file, leaving the
@@ -494,7 +625,7 @@ struct tcmx_cfs_home {
 	/* the object of @item's directory, and in *@dev its device */
 	char		*(*find)(struct config_item *item,
 				 struct tcmx_dev **dev);
-	/* optional, dev->lock held: a rule beyond the range (pr_err and
+	/* optional, cd->lock held: a rule beyond the range (pr_err and
 	 * -EINVAL), then the side effects of a value once set
 	 */
 	int		(*check)(struct tcmx_dev *dev,

@@ -7,7 +7,7 @@
  *
  * Only the slow path touches the queues, under one spinlock.  The fast
  * path sees them through dev->gate: TCMX_GATE_UA is set while any LUN of
- * the device has one pending (dev->ua_luns counts them) and only then does
+ * the device has one pending (cd->ua_luns counts them) and only then does
  * the gate call tcmx_ua_check(), which reads the LUN's count without the
  * lock first.
  *
@@ -53,13 +53,17 @@ static int tcmx_ua_rank(u8 code)
 /* the LUN's queue became non-empty / empty: tcmx_ua_lock held */
 static void tcmx_ua_lun_set(struct tcmx_dev *dev)
 {
-	if (!dev->ua_luns++)
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	if (!cd->ua_luns++)
 		set_bit(TCMX_GATE_UA, &dev->gate);
 }
 
 static void tcmx_ua_lun_unset(struct tcmx_dev *dev)
 {
-	if (!WARN_ON_ONCE(!dev->ua_luns) && !--dev->ua_luns)
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	if (!WARN_ON_ONCE(!cd->ua_luns) && !--cd->ua_luns)
 		clear_bit(TCMX_GATE_UA, &dev->gate);
 }
 
@@ -89,8 +93,8 @@ static void __tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
 }
 
 /*
- * Establish @code for @lun, which exports @dev: it is on dev->luns, and
- * unlinking it clears its queue only after the caller is done (dev->lock,
+ * Establish @code for @lun, which exports @dev: it is on cd->luns, and
+ * unlinking it clears its queue only after the caller is done (cd->lock,
  * tcmx_cfs_mutex or an RCU section in which the LUN was published).
  */
 void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
@@ -132,7 +136,7 @@ bool tcmx_ua_take(struct tcmx_lun *lun, bool clear, enum tcmx_sense *code)
 }
 
 /*
- * Drop everything pending on @lun as it leaves @dev->luns (dev->lock held,
+ * Drop everything pending on @lun as it leaves @dev's luns (cd->lock held,
  * the LUN drained).
  */
 void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev)
@@ -164,14 +168,15 @@ void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
 
 /*
  * @code for every LUN of @dev but @except (the I_T nexus that caused it),
- * under dev->lock.
+ * under cd->lock.
  */
 void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,
 		 enum tcmx_sense code)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_lun *lun;
 
-	list_for_each_entry(lun, &dev->luns, dev_node)
+	list_for_each_entry(lun, &cd->luns, dev_node)
 		if (lun != except)
 			tcmx_ua_add(lun, dev, code);
 }

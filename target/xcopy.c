@@ -125,8 +125,10 @@ static struct xc_id *xc_find(struct tcmx_xcopy_ids *ids,
  */
 static struct tcmx_xcopy_ids *xc_ids_of(struct tcmx_dev *dev)
 {
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
 	/* pairs with the cmpxchg_release() below */
-	struct tcmx_xcopy_ids *ids = smp_load_acquire(&dev->xcopy_ids);
+	struct tcmx_xcopy_ids *ids = smp_load_acquire(&cd->xcopy_ids);
 	struct tcmx_xcopy_ids *old;
 
 	if (ids)
@@ -135,7 +137,7 @@ static struct tcmx_xcopy_ids *xc_ids_of(struct tcmx_dev *dev)
 	if (!ids)
 		return NULL;
 	/* another copy may have been first; pairs with the load above */
-	old = cmpxchg_release(&dev->xcopy_ids, NULL, ids);
+	old = cmpxchg_release(&cd->xcopy_ids, NULL, ids);
 	if (old) {
 		kfree(ids);
 		ids = old;
@@ -506,7 +508,8 @@ static enum tcmx_status xc_copy_status(struct tcmx_cmd *cmd)
 	u8 units = 0;
 
 	spin_lock(&xc_ids_lock);
-	id = xc_find(READ_ONCE(cmd->dev->xcopy_ids), cmd->tpg, cmd->cdb[2]);
+	id = xc_find(READ_ONCE(tcmx_core(cmd->dev)->xcopy_ids), cmd->tpg,
+		     cmd->cdb[2]);
 	if (id) {
 		p[4] = id->state;		/* HDD 0 */
 		put_unaligned_be16(id->segs, &p[5]);

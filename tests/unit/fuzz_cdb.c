@@ -405,7 +405,7 @@ static void fz_setup(struct fz_in *in)
 	dev->attrib.emulate_caw = !(c3 & 0x40);
 	dev->attrib.emulate_3pc = !(c3 & 0x80);
 	/* the default group's ALUA state, enforced through the gate */
-	dev->default_tg_pt_gp.access_state = fz_alua[c3 >> 2 & 7];
+	tcmx_core(dev)->default_tg_pt_gp.access_state = fz_alua[c3 >> 2 & 7];
 	tcmx_alua_update_gate(dev);
 	dev->attrib.emulate_pr = !(c4 & 1);
 	dev->attrib.emulate_fua_write = !(c4 & 2);
@@ -443,10 +443,10 @@ static void fz_teardown(void)
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++)
 		if (ut_luns[i].dev)
 			tcmx_pr_lun_gone(&ut_luns[i], &ut_dev);
-	kfree(ut_dev.echo_buf);
-	kfree(ut_dev.xcopy_ids);
-	ut_dev.echo_buf = NULL;
-	ut_dev.xcopy_ids = NULL;
+	kfree(ut_cdev.echo_buf);
+	kfree(ut_cdev.xcopy_ids);
+	ut_cdev.echo_buf = NULL;
+	ut_cdev.xcopy_ids = NULL;
 }
 
 static const u64 fz_luns[8] = { 0, 0, 0, 5, 5, 300, 7, 1 };

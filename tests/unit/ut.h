@@ -18,7 +18,9 @@
 
 extern u8 ut_data[UT_DATA_LEN];		/* what the initiator receives */
 extern struct tcmx_cmd ut_cmd;		/* the last command run */
-extern struct tcmx_dev ut_dev;
+/* the device, as the core allocates it; ut_dev is what a backend sees */
+extern struct tcmx_core_dev ut_cdev;
+#define ut_dev		(ut_cdev.dev)
 extern struct tcmx_wwn ut_wwn;
 extern struct tcmx_tpg ut_tpg;
 extern struct tcmx_lun ut_luns[4];	/* at LUN 0, 5, 7 (unlinked), 300 */

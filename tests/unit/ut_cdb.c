@@ -303,7 +303,7 @@ static void cdb_carried_length(void)
 /* TCMX_CMD_IN_*: what runs in each refusing ALUA state */
 static void cdb_policy_alua(void)
 {
-	struct tcmx_tg_pt_gp *gp = &ut_dev.default_tg_pt_gp;
+	struct tcmx_tg_pt_gp *gp = &ut_cdev.default_tg_pt_gp;
 	const u8 *rdbuf = C(0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0);
 
 	set_bit(TCMX_GATE_ALUA, &ut_dev.gate);
@@ -364,7 +364,7 @@ static void cdb_policy_reservations(void)
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 512, OUT, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 512);
 	EXPECT(policy_prout(5, 3, 0, 0xbb, 0), UT_GOOD);	/* CLEAR */
-	CHECK(!ut_dev.pr_holder && !(ut_dev.gate & BIT(TCMX_GATE_PR)));
+	CHECK(!ut_cdev.pr_holder && !(ut_dev.gate & BIT(TCMX_GATE_PR)));
 	tcmx_ua_lun_clear(&ut_luns[0], &ut_dev);	/* RESERVATIONS PREEMPTED */
 	/* SPC-2: LUN 0 reserves; LUN 5 has INQUIRY, not TEST UNIT READY */
 	EXPECT(RUN(C(0x16), 0, NONE, 0), UT_GOOD);
@@ -373,7 +373,7 @@ static void cdb_policy_reservations(void)
 	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 36, IN, 5), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 36);
 	EXPECT(RUN(C(0x17), 0, NONE, 0), UT_GOOD);
-	CHECK(!ut_dev.gate && !ut_dev.spc2_holder);
+	CHECK(!ut_dev.gate && !ut_cdev.spc2_holder);
 	ut_dev.attrib.emulate_pr = 0;
 }
 

@@ -10,7 +10,7 @@
 #include <scsi/scsi_proto.h>
 #include "ut.h"
 
-struct tcmx_dev ut_dev;
+struct tcmx_core_dev ut_cdev;
 struct tcmx_wwn ut_wwn;
 struct tcmx_tpg ut_tpg;
 struct tcmx_lun ut_luns[4];
@@ -169,7 +169,7 @@ void ut_fixture_reset(void)
 {
 	unsigned int i;
 
-	memset(&ut_dev, 0, sizeof(ut_dev));
+	memset(&ut_cdev, 0, sizeof(ut_cdev));
 	tcmx_pr_dev_init(&ut_dev);
 	ut_dev.group.cg_item.ci_name = "r0";
 	ut_dev.ops = &ut_ops;
@@ -185,17 +185,17 @@ void ut_fixture_reset(void)
 	ut_dev.attrib.emulate_tas = 1;
 	ut_dev.attrib.emulate_write_cache = 1;
 	ut_dev.attrib.emulate_fua_write = 1;
-	strcpy(ut_dev.t10.vendor, "LIO-ORG");
-	strcpy(ut_dev.t10.model, "r0");
-	strcpy(ut_dev.t10.revision, "4.0");
-	strcpy(ut_dev.t10.unit_serial, "3a5b0712-04c1-4f5e-9e4b-0123456789ab");
-	ut_dev.t10.company_id = 0x001405;
-	ut_dev.default_tg_pt_gp.id = 0;
-	ut_dev.default_tg_pt_gp.access_type = 3;
-	ut_dev.default_tg_pt_gp.supported = 0xdf;
-	INIT_LIST_HEAD(&ut_dev.tg_pt_gps);
-	list_add_tail(&ut_dev.default_tg_pt_gp.node, &ut_dev.tg_pt_gps);
-	ut_dev.export_count = 1;
+	strcpy(ut_cdev.t10.vendor, "LIO-ORG");
+	strcpy(ut_cdev.t10.model, "r0");
+	strcpy(ut_cdev.t10.revision, "4.0");
+	strcpy(ut_cdev.t10.unit_serial, "3a5b0712-04c1-4f5e-9e4b-0123456789ab");
+	ut_cdev.t10.company_id = 0x001405;
+	ut_cdev.default_tg_pt_gp.id = 0;
+	ut_cdev.default_tg_pt_gp.access_type = 3;
+	ut_cdev.default_tg_pt_gp.supported = 0xdf;
+	INIT_LIST_HEAD(&ut_cdev.tg_pt_gps);
+	list_add_tail(&ut_cdev.default_tg_pt_gp.node, &ut_cdev.tg_pt_gps);
+	ut_cdev.export_count = 1;
 
 	memset(&ut_wwn, 0, sizeof(ut_wwn));
 	ut_wwn.group.cg_item.ci_name = "naa.50014050a1b2c3d4";
@@ -208,7 +208,7 @@ void ut_fixture_reset(void)
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
 		ut_luns[i].dev = &ut_dev;
 		ut_luns[i].tpg = &ut_tpg;
-		ut_luns[i].tg_pt_gp = &ut_dev.default_tg_pt_gp;
+		ut_luns[i].tg_pt_gp = &ut_cdev.default_tg_pt_gp;
 		ut_luns[i].rtpi = i + 1;
 	}
 	ut_luns[2].dev = NULL;			/* unlinked */
@@ -217,14 +217,14 @@ void ut_fixture_reset(void)
 	ut_slots[7] = &ut_luns[2];
 	ut_slots[300] = &ut_luns[3];
 	/* the linked ones export the device */
-	ut_dev.luns.next = ut_dev.luns.prev = &ut_dev.luns;
+	ut_cdev.luns.next = ut_cdev.luns.prev = &ut_cdev.luns;
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
 		if (!ut_luns[i].dev)
 			continue;
-		ut_luns[i].dev_node.prev = ut_dev.luns.prev;
-		ut_luns[i].dev_node.next = &ut_dev.luns;
-		ut_dev.luns.prev->next = &ut_luns[i].dev_node;
-		ut_dev.luns.prev = &ut_luns[i].dev_node;
+		ut_luns[i].dev_node.prev = ut_cdev.luns.prev;
+		ut_luns[i].dev_node.next = &ut_cdev.luns;
+		ut_cdev.luns.prev->next = &ut_luns[i].dev_node;
+		ut_cdev.luns.prev = &ut_luns[i].dev_node;
 	}
 }
 

@@ -249,8 +249,8 @@ static void integ_exclusion_cases(void)
 	 * the deferred ones.
 	 */
 	fake_reset(0);
-	ut_dev.excl_lba = 100;
-	ut_dev.excl_nr = 10;
+	ut_cdev.excl_lba = 100;
+	ut_cdev.excl_nr = 10;
 	ut_dev.gate = BIT(TCMX_GATE_EXCL);
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 8), 4096, OUT, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 4096 && fake_writes == 1 &&
@@ -282,7 +282,7 @@ static void integ_exclusion_cases(void)
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 1), 512, OUT, 0), TCMX_SENSE_WRITE_PROTECTED);
 	CHECK(fake_writes == 3);
 	ut_dev.gate = 0;
-	ut_dev.excl_nr = 0;
+	ut_cdev.excl_nr = 0;
 }
 
 static void integ_other_cases(void)

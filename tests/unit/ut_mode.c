@@ -35,7 +35,7 @@ static void mode_select_changes(void)
 	CHECK(ut_dev.attrib.emulate_write_cache == 0);
 	/* the other LUNs of the device are told; LUN 0 is not */
 	CHECK(ut_luns[0].ua_count == 0 && ut_luns[1].ua_count == 1 &&
-	      ut_luns[3].ua_count == 1 && ut_dev.ua_luns == 2);
+	      ut_luns[3].ua_count == 1 && ut_cdev.ua_luns == 2);
 	CHECK(ut_dev.gate & BIT(TCMX_GATE_UA));
 	EXPECT(RUN(C(0x00), 0, NONE, 5), TCMX_SENSE_UA_MODE_CHANGED);
 	CHECK_SENSE(0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x2a, 0x01,
@@ -49,7 +49,7 @@ static void mode_select_changes(void)
 	CHECK_BYTES(0, 0, 0, 0, 24);
 	EXPECT(RUN(C(0x03, 0, 0, 0, 18), 18, IN, 300), UT_GOOD);
 	CHECK_BYTES(0, 0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x2a, 0x01);
-	CHECK(ut_dev.ua_luns == 0 && !(ut_dev.gate & BIT(TCMX_GATE_UA)));
+	CHECK(ut_cdev.ua_luns == 0 && !(ut_dev.gate & BIT(TCMX_GATE_UA)));
 	EXPECT(RUN(C(0x03, 0, 0, 0, 18), 18, IN, 300), UT_GOOD);
 	CHECK_BYTES(0, 0x70, 0, 0x00, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x00, 0x00);
 
@@ -58,7 +58,7 @@ static void mode_select_changes(void)
 		       0, 0, 0, 0, 0, 0, 0, 0,
 		       0x0a, 0x0a, 0x06, 0x12, 0x08, 0x00, 0, 0, 0, 0, 0, 0),
 	       UT_GOOD);
-	CHECK(ut_dev.d_sense && ut_dev.mode_qerr == 1 &&
+	CHECK(ut_dev.d_sense && ut_cdev.mode_qerr == 1 &&
 	      !ut_dev.attrib.emulate_tas &&
 	      (ut_dev.gate & BIT(TCMX_GATE_WP)));
 	/* a write is refused, in descriptor format; WP in MODE SENSE */
@@ -130,7 +130,7 @@ static void mode_select_refusals(void)
 	/* WP and DPOFUA are ignored */
 	EXPECT(RUN_PARAMS(C(0x15, 0x10, 0, 0, 16), 0, 0, 0, 0x90, 0, CONTROL),
 	       UT_GOOD);
-	CHECK(ut_dev.ua_luns == 0);
+	CHECK(ut_cdev.ua_luns == 0);
 	/* block length: the current one or 0 */
 	EXPECT(RUN_PARAMS(C(0x15, 0x10, 0, 0, 24), 0, 0, 0, 0, 8,
 		       0, 0, 0, 0, 0, 0, 0x10, 0, CONTROL),
@@ -138,13 +138,13 @@ static void mode_select_refusals(void)
 	CHECK_FIELD(0x80, 9);
 	EXPECT(RUN_PARAMS(C(0x15, 0x10, 0, 0, 24), 0, 0, 0, 0, 8,
 		       0, 0x20, 0, 0, 0, 0, 0x02, 0, CONTROL), UT_GOOD);
-	CHECK(ut_dev.ua_luns == 0);
+	CHECK(ut_cdev.ua_luns == 0);
 	/* long LBA descriptor with MODE SELECT(10), a short one refused */
 	EXPECT(RUN_PARAMS(C(0x55, 0x10, 0, 0, 0, 0, 0, 0, 36), 0,
 		       0, 0, 0, 0, 1, 0, 0, 16,
 		       0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0,
 		       CONTROL), UT_GOOD);
-	CHECK(ut_dev.ua_luns == 0);
+	CHECK(ut_cdev.ua_luns == 0);
 	EXPECT(RUN_PARAMS(C(0x55, 0x10, 0, 0, 0, 0, 0, 0, 28), 0,
 		       0, 0, 0, 0, 1, 0, 0, 8,
 		       0, 0, 0, 0, 0, 0, 0x02, 0, CONTROL),
@@ -172,7 +172,7 @@ static void mode_select_refusals(void)
 	CHECK(ut_dev.attrib.emulate_write_cache == 1);
 	/* an empty list: nothing to do; the reserved CDB bits */
 	EXPECT(RUN(C(0x15, 0x10, 0, 0, 0), 0, NONE, 0), UT_GOOD);
-	CHECK(ut_dev.attrib.emulate_write_cache == 1 && ut_dev.ua_luns == 0);
+	CHECK(ut_dev.attrib.emulate_write_cache == 1 && ut_cdev.ua_luns == 0);
 	EXPECT(RUN_PARAMS(C(0x15, 0x12, 0, 0, 16), 0, HDR6, CONTROL),
 	       TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK_FIELD(0xc9, 1);
@@ -190,7 +190,7 @@ static void ua_order(void)
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_BUS_RESET);
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_POWER_ON);
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_MODE_CHANGED);
-	CHECK(lun->ua_count == 4 && ut_dev.ua_luns == 1);
+	CHECK(lun->ua_count == 4 && ut_cdev.ua_luns == 1);
 	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_UA_POWER_ON);
 	CHECK_SENSE(0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x29, 0x00,
 		    0, 0, 0, 0);
@@ -215,7 +215,7 @@ static void ua_order(void)
 			TCMX_SENSE_UA_MODE_CHANGED + TCMX_UA_MAX - 2);
 	/* clearing a LUN's queue (unlink) clears the device's gate */
 	tcmx_ua_lun_clear(lun, &ut_dev);
-	CHECK(lun->ua_count == 0 && ut_dev.ua_luns == 0 && ut_dev.gate == 0);
+	CHECK(lun->ua_count == 0 && ut_cdev.ua_luns == 0 && ut_dev.gate == 0);
 
 	/* a reset of one LUN, of all of a TPG */
 	tcmx_ua_reset(&ut_tpg, 5);
@@ -223,7 +223,7 @@ static void ua_order(void)
 	tcmx_ua_reset(&ut_tpg, TCMX_ALL_LUNS);
 	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 1 &&
 	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 1 &&
-	      ut_dev.ua_luns == 3);
+	      ut_cdev.ua_luns == 3);
 	/* LUNs changed: all others of the TPG with a device */
 	tcmx_ua_tpg(&ut_tpg, &ut_luns[0], TCMX_SENSE_UA_LUNS_CHANGED);
 	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 2 &&

@@ -65,7 +65,7 @@ static void pr_register_read_keys(void)
 	CHECK_BYTES(0, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0xbb);
 	EXPECT(prout(B, 0, 0xbb, 0, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
-	CHECK(ut_dev.pr_generation == 5 && !ut_dev.gate);
+	CHECK(ut_cdev.pr_generation == 5 && !ut_dev.gate);
 }
 
 static void pr_write_exclusive_registrants_only(void)
@@ -155,7 +155,7 @@ static void pr_exclusive_access_preempt(void)
 		    0, 0, 0, 2);
 	/* the LUN leaves: its registration and reservation go */
 	tcmx_pr_lun_gone(&ut_luns[1], &ut_dev);
-	CHECK(!ut_dev.gate && !ut_dev.pr_holder);
+	CHECK(!ut_dev.gate && !ut_cdev.pr_holder);
 	EXPECT(prin(A, 0, 64), UT_GOOD);
 	CHECK_BYTES(0, 0, 0, 0, 3, 0, 0, 0, 0);
 }
@@ -177,12 +177,12 @@ static void pr_all_registrants(void)
 	/* A leaves: the reservation stays with B */
 	EXPECT(prout(A, 0, 1, 0, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
-	CHECK(ut_dev.pr_holder && ut_dev.gate == BIT(TCMX_GATE_PR));
+	CHECK(ut_cdev.pr_holder && ut_dev.gate == BIT(TCMX_GATE_PR));
 	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, A),
 	       UT_CONFLICT);
 	EXPECT(prout(B, 0, 2, 0, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
-	CHECK(!ut_dev.gate && !ut_dev.pr_holder);
+	CHECK(!ut_dev.gate && !ut_cdev.pr_holder);
 }
 
 static void pr_fields(void)
@@ -208,7 +208,7 @@ static void pr_fields(void)
 	EXPECT(RUN_OUT(C(0x5f, 6, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 24,
 		       A), TCMX_SENSE_INVALID_PARAM_FIELD);
 	CHECK(ut_sense[15] == 0x8b && ut_sense[17] == 20);
-	CHECK(list_empty(&ut_dev.pr_regs) && !ut_dev.pr_generation);
+	CHECK(list_empty(&ut_cdev.pr_regs) && !ut_cdev.pr_generation);
 	EXPECT(prout(A, 0, 0, 1, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	EXPECT(prout(A, 1, 1, 0, 2), TCMX_SENSE_INVALID_CDB_FIELD);
@@ -227,7 +227,7 @@ static void pr_spc2(void)
 	EXPECT(RUN(C(0x16), 0, NONE, A), UT_GOOD);
 	CHECK_NO_DATA();
 	CHECK(ut_dev.gate == BIT(TCMX_GATE_PR) &&
-	      ut_dev.spc2_holder == &ut_luns[0]);
+	      ut_cdev.spc2_holder == &ut_luns[0]);
 	EXPECT(RUN(C(0x00), 0, NONE, B), UT_CONFLICT);
 	EXPECT(RUN(C(0x16), 0, NONE, B), UT_CONFLICT);
 	EXPECT(prin(B, 0, 64), UT_CONFLICT);
@@ -241,7 +241,7 @@ static void pr_spc2(void)
 	CHECK_NO_DATA();
 	EXPECT(RUN(C(0x57), 0, NONE, A), UT_GOOD);
 	CHECK_NO_DATA();
-	CHECK(!ut_dev.gate && !ut_dev.spc2_holder);
+	CHECK(!ut_dev.gate && !ut_cdev.spc2_holder);
 	EXPECT(RUN(C(0x16, 0x10), 0, NONE, A), TCMX_SENSE_INVALID_CDB_FIELD);
 	/* not while a registration exists */
 	EXPECT(prout(B, 0, 0, 3, 0), UT_GOOD);
@@ -291,7 +291,7 @@ static void pr_register_and_move(void)
 	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 40), TCMX_SENSE_PARAM_LIST_LENGTH);
 	/* APTPL, with no <dbroot>/pr to keep it in */
 	EXPECT(prmove(A, 0xa, 0xb, 1, 2, 48), TCMX_SENSE_LU_COMM_FAILURE);
-	CHECK(ut_dev.pr_generation == 1);
+	CHECK(ut_cdev.pr_generation == 1);
 	/* to B: registered with the service action key, the holder */
 	EXPECT(prmove(A, 0xa, 0xb, 0, 2, 48), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 48);
@@ -352,7 +352,7 @@ static void pr_all_tg_pt_and_spec_i_pt(void)
 	ut_tpg.nexus_name = "naa.5001405abcdef012";
 	/* ALL_TG_PT: every nexus of the initiator port, one key */
 	EXPECT(prreg(A, 0, 0xa, 0x04, 0, 0), UT_GOOD);
-	CHECK(ut_cmd.xfer_len == 24 && ut_dev.pr_generation == 1);
+	CHECK(ut_cmd.xfer_len == 24 && ut_cdev.pr_generation == 1);
 	EXPECT(prin(B, 0, 64), UT_GOOD);
 	CHECK_BYTES(0, 0, 0, 0, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0xa,
 		    0, 0, 0, 0, 0, 0, 0, 0xa, 0, 0, 0, 0, 0, 0, 0, 0xa);
@@ -362,14 +362,14 @@ static void pr_all_tg_pt_and_spec_i_pt(void)
 	      !ut_data[8 + 19]);
 	/* B reserves with it; unregistering through LUN 300 ends all three */
 	EXPECT(prout(B, 1, 0xa, 0, 5), UT_GOOD);
-	CHECK(ut_cmd.xfer_len == 24 && ut_dev.pr_holder);
+	CHECK(ut_cmd.xfer_len == 24 && ut_cdev.pr_holder);
 	EXPECT(prreg(300, 0, 0, 0, 0, 0), UT_CONFLICT);	/* key 0 != 0xa */
 	memset(pr_param, 0, sizeof(pr_param));
 	put_unaligned_be64(0xa, &pr_param[0]);
 	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), pr_param, 24, 24,
 		       300), UT_GOOD);
-	CHECK(list_empty(&ut_dev.pr_regs) && !ut_dev.pr_holder &&
-	      !ut_dev.gate && ut_dev.pr_generation == 2);
+	CHECK(list_empty(&ut_cdev.pr_regs) && !ut_cdev.pr_holder &&
+	      !ut_dev.gate && ut_cdev.pr_generation == 2);
 
 	/* SPEC_I_PT: a registered nexus may not; a bad TransportID, none */
 	EXPECT(prreg(A, 0, 0xb, 0, 0, 0), UT_GOOD);
@@ -392,7 +392,7 @@ static void pr_all_tg_pt_and_spec_i_pt(void)
 	EXPECT(prreg(A, 0, 0xb, 0x0c, 2, 0x5001405abcdef012ULL),
 	       TCMX_SENSE_INVALID_PARAM_FIELD);
 	CHECK(ut_sense[15] == 0x80 && ut_sense[16] == 0 && ut_sense[17] == 52);
-	CHECK(list_empty(&ut_dev.pr_regs));
+	CHECK(list_empty(&ut_cdev.pr_regs));
 	/* a TRANSPORTID PARAMETER DATA LENGTH that does not add up */
 	put_unaligned_be32(25, &reg_param[24]);
 	EXPECT(RUN_OUT(C(0x5f, 0, 0, 0, 0, 0, 0, 0, 52, 0), reg_param, 52,
@@ -417,7 +417,7 @@ static char *aptpl_file(char *buf, size_t size)
 	size_t n;
 
 	snprintf(path, sizeof(path), "%s/pr/aptpl_%s", tcmx_dbroot,
-		 ut_dev.t10.unit_serial);
+		 ut_cdev.t10.unit_serial);
 	f = fopen(path, "r");
 	if (!f)
 		return NULL;
@@ -457,7 +457,7 @@ static void pr_aptpl(void)
 	ut_luns[1].index = 5;
 
 	EXPECT(prreg(A, 0, 0xa, 0x01, 0, 0), UT_GOOD);
-	CHECK(ut_dev.pr_aptpl);
+	CHECK(ut_cdev.pr_aptpl);
 	EXPECT(prout(A, 1, 0xa, 0, 5), UT_GOOD);
 	CHECK(aptpl_file(buf, sizeof(buf)) && !strcmp(buf, want));
 	EXPECT(prin(A, 2, 64), UT_GOOD);
@@ -465,8 +465,8 @@ static void pr_aptpl(void)
 
 	/* the device again: its metadata waits for LUN 0's nexus */
 	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
-	ut_dev.pr_aptpl = false;
-	CHECK(!ut_dev.pr_holder && list_empty(&ut_dev.pr_regs));
+	ut_cdev.pr_aptpl = false;
+	CHECK(!ut_cdev.pr_holder && list_empty(&ut_cdev.pr_regs));
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "  \n", 3) == 3);
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "sa_res_key=1,bogus=2", 20) ==
 	      -EINVAL);
@@ -474,23 +474,23 @@ static void pr_aptpl(void)
 				     29) == -EINVAL);	/* no target_node */
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, "initiator_node=x,target_node=y,sa_res_key=1,res_holder=1,res_type=02",
 				     68) == -EINVAL);	/* not a type */
-	ut_dev.export_count = 1;
+	ut_cdev.export_count = 1;
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
 	      -EBUSY);
-	ut_dev.export_count = 0;
+	ut_cdev.export_count = 0;
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
 	      strlen(restore));
-	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
-	ut_dev.export_count = 1;
+	CHECK(ut_cdev.pr_saved_count == 1 && list_empty(&ut_cdev.pr_regs));
+	ut_cdev.export_count = 1;
 	tcmx_pr_lun_linked(&ut_luns[1]);		/* LUN 5: not its */
-	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
+	CHECK(ut_cdev.pr_saved_count == 1 && list_empty(&ut_cdev.pr_regs));
 	ut_tpg.nexus_name = "naa.5001405000000001";	/* another initiator */
 	tcmx_pr_lun_linked(&ut_luns[0]);
-	CHECK(ut_dev.pr_saved_count == 1 && list_empty(&ut_dev.pr_regs));
+	CHECK(ut_cdev.pr_saved_count == 1 && list_empty(&ut_cdev.pr_regs));
 	ut_tpg.nexus_name = "naa.5001405abcdef012";
 	tcmx_pr_lun_linked(&ut_luns[0]);
-	CHECK(!ut_dev.pr_saved_count && ut_dev.pr_aptpl &&
-	      ut_dev.pr_type == 5 && ut_dev.gate == BIT(TCMX_GATE_PR));
+	CHECK(!ut_cdev.pr_saved_count && ut_cdev.pr_aptpl &&
+	      ut_cdev.pr_type == 5 && ut_dev.gate == BIT(TCMX_GATE_PR));
 	EXPECT(prin(B, 1, 64), UT_GOOD);
 	CHECK_BYTES(8, 0, 0, 0, 0, 0, 0, 0, 0xa, 0, 0, 0, 0, 0, 0x05);
 	/* Write Exclusive, Registrants Only: B's writes conflict */
@@ -499,22 +499,22 @@ static void pr_aptpl(void)
 
 	/* APTPL 0 in the last REGISTER: the file says nothing is kept */
 	EXPECT(prreg(A, 6, 0xa, 0, 0, 0), UT_GOOD);
-	CHECK(!ut_dev.pr_aptpl);
+	CHECK(!ut_cdev.pr_aptpl);
 	CHECK(aptpl_file(buf, sizeof(buf)) &&
 	      !strcmp(buf, "No Registrations or Reservations\n"));
 	EXPECT(prout(A, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
-	CHECK(!ut_dev.gate && list_empty(&ut_dev.pr_regs));
+	CHECK(!ut_dev.gate && list_empty(&ut_cdev.pr_regs));
 	/* metadata left waiting goes with the device */
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
 	      -EBUSY);
-	ut_dev.export_count = 0;
+	ut_cdev.export_count = 0;
 	CHECK(tcmx_pr_aptpl_metadata(&ut_dev, restore, strlen(restore)) ==
 	      strlen(restore));
 	tcmx_pr_dev_free(&ut_dev);
-	CHECK(!ut_dev.pr_saved_count && list_empty(&ut_dev.pr_saved));
-	ut_dev.export_count = 1;
+	CHECK(!ut_cdev.pr_saved_count && list_empty(&ut_cdev.pr_saved));
+	ut_cdev.export_count = 1;
 
-	snprintf(buf, sizeof(buf), "%s/aptpl_%s", dir, ut_dev.t10.unit_serial);
+	snprintf(buf, sizeof(buf), "%s/aptpl_%s", dir, ut_cdev.t10.unit_serial);
 	unlink(buf);
 	rmdir(dir);
 	rmdir(root);
@@ -529,19 +529,19 @@ void ut_test_pr(void)
 	ut_dev.attrib.emulate_pr = 1;
 	ut_luns[0].tpg = ut_luns[1].tpg = &ut_tpg;
 	pr_register_read_keys();
-	ut_dev.pr_generation = 0;
+	ut_cdev.pr_generation = 0;
 	pr_write_exclusive_registrants_only();
 	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
-	ut_dev.pr_generation = 0;
+	ut_cdev.pr_generation = 0;
 	pr_exclusive_access_preempt();
 	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
-	ut_dev.pr_generation = 0;
+	ut_cdev.pr_generation = 0;
 	pr_all_registrants();
-	ut_dev.pr_generation = 0;
+	ut_cdev.pr_generation = 0;
 	pr_fields();
-	ut_dev.pr_generation = 0;
+	ut_cdev.pr_generation = 0;
 	pr_register_and_move();
-	ut_dev.pr_generation = 0;
+	ut_cdev.pr_generation = 0;
 	pr_all_tg_pt_and_spec_i_pt();
 	pr_aptpl();
 	pr_spc2();

@@ -16,12 +16,12 @@ static void spc_inquiry_std(void)
 	CHECK_BYTES(56, 0, 0, 0x00, 0xa0, 0x04, 0x60, 0x04, 0xc0, 0, 0, 0, 0);
 	CHECK_BYTES(92, 0, 0, 0, 0, UT_FILL);
 	/* allocation length clips; MULTIP with a second export */
-	ut_dev.export_count = 2;
+	ut_cdev.export_count = 2;
 	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 255, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 36);
 	CHECK_BYTES(4, 0x5b, 0x30, 0x10, 0x02);
 	CHECK_BYTES(32, '4', '.', '0', ' ', UT_FILL);
-	ut_dev.export_count = 1;
+	ut_cdev.export_count = 1;
 	/* PAGE CODE without EVPD, CMDDT, an unknown VPD page */
 	EXPECT(RUN(C(0x12, 0, 0x80, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	EXPECT(RUN(C(0x12, 2, 0, 0, 255), 255, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
@@ -90,8 +90,8 @@ static void spc_inquiry_vpd(void)
 
 		memset(longwwn, 'x', sizeof(longwwn) - 1);
 		ut_wwn.group.cg_item.ci_name = longwwn;
-		memset(ut_dev.t10.unit_serial, 'f', 253);
-		strcpy(ut_dev.t10.model, "0123456789abcdef");
+		memset(ut_cdev.t10.unit_serial, 'f', 253);
+		strcpy(ut_cdev.t10.model, "0123456789abcdef");
 		EXPECT(RUN(C(0x12, 1, 0x83, 0x10, 0), 4096, IN, 0), UT_GOOD);
 		/* NAA 20 + T10 259 + RTPI 8 + TPG 8 + 2 names 256 each */
 		CHECK(ut_cmd.xfer_len == 4 + 20 + 259 + 8 + 8 + 256 + 256);

@@ -125,8 +125,8 @@ static void spc_mode_sense(void)
 static void spc_report_tpgs(void)
 {
 	/* extended header, preferred, LUN 300 = relative port 4 */
-	ut_dev.default_tg_pt_gp.preferred = 1;
-	ut_dev.default_tg_pt_gp.implicit_trans_secs = 300;
+	ut_cdev.default_tg_pt_gp.preferred = 1;
+	ut_cdev.default_tg_pt_gp.implicit_trans_secs = 300;
 	EXPECT(RUN(C(0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 300), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 28);
 	CHECK_BYTES(0, 0, 0, 0, 24, 0x10, 0xff, 0, 0,
@@ -134,10 +134,10 @@ static void spc_report_tpgs(void)
 		    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
 		    0x00, 0x00, 0x00, 0x04, UT_FILL);
 	/* length-only header, standby, explicit status */
-	ut_dev.default_tg_pt_gp.preferred = 0;
-	ut_dev.default_tg_pt_gp.access_state = 2;
-	ut_dev.default_tg_pt_gp.access_status = 1;
-	ut_dev.default_tg_pt_gp.id = 0x1234;
+	ut_cdev.default_tg_pt_gp.preferred = 0;
+	ut_cdev.default_tg_pt_gp.access_state = 2;
+	ut_cdev.default_tg_pt_gp.access_status = 1;
+	ut_cdev.default_tg_pt_gp.id = 0x1234;
 	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	CHECK_BYTES(0, 0, 0, 0, 20, 0x02, 0xdf, 0x12, 0x34,
@@ -175,7 +175,7 @@ static void spc_alua_states(void)
 	static struct tcmx_tg_pt_gp b = { .id = 7, .access_type = 3,
 					   .supported = 0xdf };
 
-	list_add_tail(&b.node, &ut_dev.tg_pt_gps);
+	list_add_tail(&b.node, &ut_cdev.tg_pt_gps);
 	ut_luns[1].tg_pt_gp = &b;
 	EXPECT(RUN(C(0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0), 256, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 32);
@@ -233,7 +233,7 @@ static void spc_alua_states(void)
 	/* a group without explicit ALUA, asked or asking */
 	b.access_type = 1;
 	EXPECT(ut_stpg(2, 7, 0), TCMX_SENSE_INVALID_PARAM_FIELD);
-	ut_dev.default_tg_pt_gp.access_type = 1;
+	ut_cdev.default_tg_pt_gp.access_type = 1;
 	EXPECT(ut_stpg(2, 0, 0), TCMX_SENSE_INVALID_OPCODE);
 	ut_fixture_reset();
 }

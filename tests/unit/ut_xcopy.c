@@ -21,7 +21,8 @@
 		    (sks0), 0x00, (byte), 0, 0, 0, 0, 0, 0, 0, 0)
 
 static u8 *xt_disk, *xt_disk2;
-static struct tcmx_dev xt_dev2;
+static struct tcmx_core_dev xt_cdev2;
+#define xt_dev2		(xt_cdev2.dev)
 static struct tcmx_lun xt_lun2;
 static int xt_pins;			/* tcmx_lun_get_by_naa() - _put() */
 static u8 xt_list[2048];
@@ -81,13 +82,14 @@ static void xt_setup(void)
 	}
 	ut_ops.read_blocks = xt_read;
 	ut_ops.write_blocks = xt_write;
-	memset(&xt_dev2, 0, sizeof(xt_dev2));
+	memset(&xt_cdev2, 0, sizeof(xt_cdev2));
 	xt_dev2.ops = &ut_ops;
 	xt_dev2.nr_blocks = XT_BLOCKS;
 	xt_dev2.block_size = 512;
 	xt_dev2.block_shift = 9;
-	strcpy(xt_dev2.t10.unit_serial, "77aa0001-0000-4000-8000-000000000002");
-	xt_dev2.t10.company_id = 0x001405;
+	strcpy(xt_cdev2.t10.unit_serial,
+	       "77aa0001-0000-4000-8000-000000000002");
+	xt_cdev2.t10.company_id = 0x001405;
 	xt_lun2.dev = &xt_dev2;
 	ut_dout = xt_list;
 }
@@ -99,8 +101,8 @@ static void xt_teardown(void)
 	ut_dout = NULL;
 	free(xt_disk);
 	free(xt_disk2);
-	kfree(ut_dev.xcopy_ids);
-	ut_dev.xcopy_ids = NULL;
+	kfree(ut_cdev.xcopy_ids);
+	ut_cdev.xcopy_ids = NULL;
 }
 
 /* an identification CSCD descriptor naming @dev, at @p */
@@ -246,7 +248,7 @@ static void xcopy_two_devices(void)
 
 static void xcopy_errors(void)
 {
-	struct tcmx_dev other = xt_dev2;
+	struct tcmx_core_dev other = xt_cdev2;
 	u32 len;
 
 	/* parameter list length 0: nothing, GOOD */
@@ -293,7 +295,7 @@ static void xcopy_errors(void)
 	EXPECT(XCOPY(len), TCMX_SENSE_INVALID_PARAM_FIELD);
 	/* a LU nobody has; a destination index past the list */
 	strcpy(other.t10.unit_serial, "1234");
-	len = xt_list_of(1, 0, 2, &ut_dev, &other, 1, 0, 1, 1, 0, 1);
+	len = xt_list_of(1, 0, 2, &ut_dev, &other.dev, 1, 0, 1, 1, 0, 1);
 	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
 	CHECK_SENSE(0x70, 0, 0x0a, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x0d, 0x02,
 		    0, 0, 0, 0);
@@ -455,8 +457,8 @@ static void misc_echo_buffer(void)
 	CHECK_BYTES(0, pattern[1], pattern[2], UT_FILL);
 	EXPECT(RUN(C(0x3c, 0x02, 0, 0, 0, 0, 0, 0, 2, 0), 4096, IN, 0),
 	       TCMX_SENSE_INVALID_CDB_FIELD);
-	kfree(ut_dev.echo_buf);
-	ut_dev.echo_buf = NULL;
+	kfree(ut_cdev.echo_buf);
+	ut_cdev.echo_buf = NULL;
 }
 
 void ut_test_timestamp_buffers(void)
