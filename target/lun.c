@@ -248,12 +248,7 @@ static void tcmx_lun_drop_link(struct config_item *item,
 	mutex_lock(&tcmx_cfs_mutex);
 	tcmx_lun_unpublish(lun);
 	tcmx_ua_tpg(tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
-	tcmx_lun_drain(lun);
-	lun->dev = NULL;
-	tcmx_lun_unexport(lun, dev);
-	percpu_ref_exit(&lun->ref);
-	free_percpu(lun->stats);
-	lun->stats = NULL;
+	tcmx_lun_link_undo(lun, dev);
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 
