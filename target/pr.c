@@ -57,31 +57,28 @@ void tcmx_pr_dev_init(struct tcmx_dev *dev)
 #define PR_T_ALL	BIT(2)	/* every registrant is a holder */
 
 struct pr_type_info {
-	u8		type;
 	u8		flags;		/* PR_T_* */
-	const char	*name;
+	const char	*name;		/* NULL: not a type */
 };
 
+/* indexed by the type's code, so that the gate's look-up is one load */
 static const struct pr_type_info pr_types[] = {
-	{ PR_TYPE_WE, PR_T_WE, "Write Exclusive Access" },
-	{ PR_TYPE_EA, 0, "Exclusive Access" },
-	{ PR_TYPE_WE_RO, PR_T_WE | PR_T_REG,
-	  "Write Exclusive Access, Registrants Only" },
-	{ PR_TYPE_EA_RO, PR_T_REG, "Exclusive Access, Registrants Only" },
-	{ PR_TYPE_WE_AR, PR_T_WE | PR_T_REG | PR_T_ALL,
-	  "Write Exclusive Access, All Registrants" },
-	{ PR_TYPE_EA_AR, PR_T_REG | PR_T_ALL,
-	  "Exclusive Access, All Registrants" },
+	[PR_TYPE_WE] = { PR_T_WE, "Write Exclusive Access" },
+	[PR_TYPE_EA] = { 0, "Exclusive Access" },
+	[PR_TYPE_WE_RO] = { PR_T_WE | PR_T_REG,
+			    "Write Exclusive Access, Registrants Only" },
+	[PR_TYPE_EA_RO] = { PR_T_REG, "Exclusive Access, Registrants Only" },
+	[PR_TYPE_WE_AR] = { PR_T_WE | PR_T_REG | PR_T_ALL,
+			    "Write Exclusive Access, All Registrants" },
+	[PR_TYPE_EA_AR] = { PR_T_REG | PR_T_ALL,
+			    "Exclusive Access, All Registrants" },
 };
 
 static const struct pr_type_info *pr_type_find(u8 type)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(pr_types); i++)
-		if (pr_types[i].type == type)
-			return &pr_types[i];
-	return NULL;
+	if (type >= ARRAY_SIZE(pr_types) || !pr_types[type].name)
+		return NULL;
+	return &pr_types[type];
 }
 
 bool pr_type_valid(u8 type)
