@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tcmx_loop: the loopback fabric.  Every LUN linked under
- * $T/loopback/<wwn>/tpgt_<t>/lun/ becomes a local SCSI disk H:0:<t>:<lun>.
+ * tcmx_loop: the loopback fabric.  Each TPG has one I_T nexus, whose
+ * initiator port name its nexus file sets; every LUN the core maps for that
+ * nexus (every LUN of the TPG, or those of the ACL named as the nexus)
+ * becomes a local SCSI disk H:0:<t>:<mapped lun>.
  *
  * One Scsi_Host per WWN, target id = TPG tag.  queuecommand hands the
  * command straight to the core from the submitting context: no lock, no
@@ -158,6 +160,7 @@ static int loop_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	}
 
 	/* only the fabric's fields: the core resets its own */
+	cmd->nexus = &lt->nexus;
 	cmd->tpg = &lt->tpg;
 	cmd->lun_id = sc->device->lun;
 	cmd->cdb = sc->cmnd;
@@ -191,9 +194,9 @@ refused:
 }
 
 /*
- * Every device the midlayer makes, by post_link's scsi_add_device() or a
- * user's scan of the host: none for a LUN being unlinked, which
- * loop_pre_unlink() has removed already or will look for after this
+ * Every device the midlayer makes, by post_map's scsi_add_device() or a
+ * user's scan of the host: none for a map entry that is going, whose
+ * device loop_pre_unmap() has removed already or will look for after this
  * device is on the host's list.
  */
 static int loop_slave_alloc(struct scsi_device *sdev)
@@ -205,7 +208,7 @@ static int loop_slave_alloc(struct scsi_device *sdev)
 	rcu_read_lock();
 	if (sdev->id < LOOP_MAX_TPGT)
 		lt = rcu_dereference(host->tpgs[sdev->id]);
-	if (lt && tcmx_lun_unlinking(&lt->tpg, sdev->lun))
+	if (lt && tcmx_nexus_unmapping(&lt->nexus, sdev->lun))
 		ret = -ENXIO;
 	rcu_read_unlock();
 	return ret;
@@ -304,22 +307,32 @@ static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev)
 
 /*
  * A reset leaves POWER ON, RESET, OR BUS DEVICE RESET OCCURRED on each LUN
- * it reset: @lun of target (TPG) @id, every LUN of it (TCMX_ALL_LUNS), or
- * with @id LOOP_MAX_TPGT every LUN of every TPG of the host.
+ * it reset: @lun (as mapped) of target (TPG) @id, every LUN of it
+ * (TCMX_ALL_LUNS), or with @id LOOP_MAX_TPGT every LUN of every TPG of the
+ * host.
  */
 static void loop_reset_ua(struct Scsi_Host *shost, unsigned int id, u64 lun)
 {
 	struct loop_host *host = shost_priv(shost);
+	struct tcmx_lun *mapped;
 	struct loop_tpg *lt;
 	unsigned int i;
+	bool wp;
 
 	rcu_read_lock();
 	for (i = 0; i < LOOP_MAX_TPGT; i++) {
 		if (id != LOOP_MAX_TPGT && i != id)
 			continue;
 		lt = rcu_dereference(host->tpgs[i]);
-		if (lt)
+		if (!lt)
+			continue;
+		if (lun == TCMX_ALL_LUNS) {
 			tcmx_ua_reset(&lt->tpg, lun);
+			continue;
+		}
+		mapped = tcmx_nexus_lun(&lt->nexus, lun, &wp);
+		if (mapped)
+			tcmx_ua_reset(&lt->tpg, mapped->index);
 	}
 	rcu_read_unlock();
 }
@@ -498,7 +511,7 @@ static struct tcmx_tpg *loop_make_tpg(struct tcmx_wwn *wwn, u16 tag)
 	lt->hba = hba;
 	lt->tpg.wwn = wwn;
 	lt->tpg.tag = tag;
-	lt->tpg.nexus_name = lt->nexus;
+	lt->tpg.nexus_name = lt->nexus.name;
 
 	mutex_lock(&hba->lock);
 	if (hba->tags & BIT(tag)) {
@@ -512,14 +525,40 @@ static struct tcmx_tpg *loop_make_tpg(struct tcmx_wwn *wwn, u16 tag)
 	return &lt->tpg;
 }
 
-/* Caller holds hba->lock.  Commands to the TPG fail from now on. */
-void loop_drop_nexus(struct loop_tpg *lt)
+/*
+ * Caller holds hba->lock.  The TPG reaches the fast path first, its map
+ * still empty, so that the core's ->post_map() calls can scan each LUN.
+ */
+int loop_add_nexus(struct loop_tpg *lt, const char *name)
 {
 	struct loop_host *host = shost_priv(lt->hba->shost);
+	int ret;
 
+	rcu_assign_pointer(host->tpgs[lt->tpg.tag], lt);
+	ret = tcmx_nexus_register(&lt->tpg, &lt->nexus, name);
+	if (ret) {
+		RCU_INIT_POINTER(host->tpgs[lt->tpg.tag], NULL);
+		synchronize_rcu();
+	}
+	return ret;
+}
+
+/*
+ * Caller holds hba->lock.  The core removes the nexus's devices
+ * (->pre_unmap()) and waits for its commands; commands to the TPG fail
+ * from then on.  -EPERM while a LUN of the TPG is linked, as in-tree.
+ */
+int loop_drop_nexus(struct loop_tpg *lt)
+{
+	struct loop_host *host = shost_priv(lt->hba->shost);
+	int ret;
+
+	ret = tcmx_nexus_unregister(&lt->nexus);
+	if (ret)
+		return ret;
 	RCU_INIT_POINTER(host->tpgs[lt->tpg.tag], NULL);
 	synchronize_rcu();
-	lt->nexus[0] = '\0';
+	return 0;
 }
 
 static void loop_drop_tpg(struct tcmx_tpg *tpg)
@@ -528,10 +567,13 @@ static void loop_drop_tpg(struct tcmx_tpg *tpg)
 	struct Scsi_Host *shost = lt->hba->shost;
 	struct scsi_device *sdev;
 
-	/* rtslib never writes nexus=NULL before removing a TPG */
+	/*
+	 * rtslib never writes nexus=NULL before removing a TPG; its LUNs are
+	 * gone by now (configfs removes the TPG only without them)
+	 */
 	mutex_lock(&lt->hba->lock);
-	if (lt->nexus[0])
-		loop_drop_nexus(lt);
+	if (lt->nexus.name[0])
+		WARN_ON(loop_drop_nexus(lt));
 	mutex_unlock(&lt->hba->lock);
 
 	/* devices a user scan created on this target id */
@@ -545,46 +587,37 @@ static void loop_drop_tpg(struct tcmx_tpg *tpg)
 	kfree(lt);
 }
 
-/* ---- LUNs ---- */
+/* ---- the nexus's LUNs: its map's entries ---- */
 
-static int loop_post_link(struct tcmx_lun *lun)
+static struct loop_tpg *loop_nexus_tpg(struct tcmx_nexus *n)
 {
-	struct loop_tpg *lt = to_loop_tpg(lun->tpg);
-	int ret = -ENODEV;
-
-	mutex_lock(&lt->hba->lock);
-	if (!lt->nexus[0]) {
-		pr_err("tpgt_%u lun_%llu: no I_T nexus, write one to nexus first\n",
-		       lt->tpg.tag, lun->index);
-		goto out;
-	}
-	ret = scsi_add_device(lt->hba->shost, 0, lt->tpg.tag, lun->index);
-	if (ret) {
-		pr_err("tpgt_%u lun_%llu: scsi_add_device failed: %d\n",
-		       lt->tpg.tag, lun->index, ret);
-		goto out;
-	}
-	lt->nr_luns++;
-out:
-	mutex_unlock(&lt->hba->lock);
-	return ret;
+	return container_of(n, struct loop_tpg, nexus);
 }
 
-static void loop_pre_unlink(struct tcmx_lun *lun)
+/* a new entry: its disk, H:0:<t>:<mapped lun> (tcmx_cfs_mutex held) */
+static void loop_post_map(struct tcmx_nexus *n, u64 id)
 {
-	struct loop_tpg *lt = to_loop_tpg(lun->tpg);
+	struct loop_tpg *lt = loop_nexus_tpg(n);
+	int ret;
+
+	ret = scsi_add_device(lt->hba->shost, 0, lt->tpg.tag, id);
+	if (ret)
+		pr_err("tpgt_%u lun %llu: scsi_add_device failed: %d\n",
+		       lt->tpg.tag, id, ret);
+}
+
+/* an entry going: its disk goes first, its commands drained */
+static void loop_pre_unmap(struct tcmx_nexus *n, u64 id)
+{
+	struct loop_tpg *lt = loop_nexus_tpg(n);
 	struct scsi_device *sdev;
 
-	mutex_lock(&lt->hba->lock);
 	/* gone already if the user deleted it through sysfs */
-	sdev = scsi_device_lookup(lt->hba->shost, 0, lt->tpg.tag, lun->index);
+	sdev = scsi_device_lookup(lt->hba->shost, 0, lt->tpg.tag, id);
 	if (sdev) {
 		scsi_remove_device(sdev);	/* drains its commands */
 		scsi_device_put(sdev);
 	}
-	if (!WARN_ON_ONCE(!lt->nr_luns))
-		lt->nr_luns--;
-	mutex_unlock(&lt->hba->lock);
 }
 
 /* ---- module ---- */
@@ -599,8 +632,8 @@ static const struct tcmx_fabric_ops loop_ops = {
 	.drop_wwn		= loop_drop_wwn,
 	.make_tpg		= loop_make_tpg,
 	.drop_tpg		= loop_drop_tpg,
-	.post_link		= loop_post_link,
-	.pre_unlink		= loop_pre_unlink,
+	.post_map		= loop_post_map,
+	.pre_unmap		= loop_pre_unmap,
 	.queue_status		= loop_queue_status,
 	.tpg_attrs		= loop_tpg_attrs,
 	.tpg_attrib_attrs	= loop_tpg_attrib_attrs,
@@ -670,6 +703,6 @@ module_init(loop_init);
 module_exit(loop_exit);
 
 MODULE_ALIAS("tcmx-fabric-loopback");
-MODULE_DESCRIPTION("tcmx loopback fabric: linked LUNs become local SCSI disks");
+MODULE_DESCRIPTION("tcmx loopback fabric: mapped LUNs become local SCSI disks");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(TCMX_VERSION);

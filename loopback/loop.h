@@ -11,14 +11,14 @@
 #include "tcmx.h"
 
 #define LOOP_MAX_TPGT		32
-#define LOOP_NAME_LEN		256	/* initiator port name, with NUL */
+#define LOOP_NAME_LEN		TCMX_NAME_LEN	/* initiator port, with NUL */
 #define LOOP_WWN_HEX		16	/* naa.<16 hex digits> */
 
 /* A WWN: one Scsi_Host. */
 struct loop_hba {
 	struct tcmx_wwn		wwn;
 	struct Scsi_Host	*shost;
-	struct mutex		lock;	/* nexus, nr_luns, tags, tpgs[] */
+	struct mutex		lock;	/* nexuses, tags, tpgs[] */
 	u32			tags;	/* TPG tags in use */
 };
 
@@ -28,12 +28,15 @@ struct loop_host {
 	struct loop_tpg __rcu	*tpgs[LOOP_MAX_TPGT];
 };
 
+/*
+ * A TPG and its one I_T nexus, registered with the core while nexus.name
+ * is not "" (set and cleared under hba->lock).
+ */
 struct loop_tpg {
 	struct tcmx_tpg		tpg;
 	struct loop_hba		*hba;
 	bool			offline;	/* transport_status */
-	unsigned int		nr_luns;	/* post_link()ed, hba->lock */
-	char			nexus[LOOP_NAME_LEN];	/* "" when none */
+	struct tcmx_nexus	nexus;
 };
 
 static inline struct loop_hba *to_loop_hba(struct tcmx_wwn *wwn)
@@ -55,8 +58,9 @@ static inline struct loop_tpg *to_loop_tpg(struct tcmx_tpg *tpg)
 enum loop_kind { LOOP_BAD, LOOP_NAA, LOOP_FC, LOOP_IQN };
 
 enum loop_kind loop_port_kind(const char *name, size_t len, bool target);
-/* Caller holds hba->lock.  Commands to the TPG fail from now on. */
-void loop_drop_nexus(struct loop_tpg *lt);
+/* Caller holds hba->lock.  Set / drop the TPG's I_T nexus. */
+int loop_add_nexus(struct loop_tpg *lt, const char *name);
+int loop_drop_nexus(struct loop_tpg *lt);
 
 /* loop_cfs.c: the fabric's tpg_attrs and tpg_attrib_attrs */
 extern struct configfs_attribute *loop_tpg_attrs[];

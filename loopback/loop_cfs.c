@@ -3,7 +3,8 @@
  * tcmx_loop: the files of $T/loopback/<wwn>/tpgt_<t>/ (nexus,
  * transport_status, address) and of its attrib/ (fabric_prot_type), as
  * tcm_loop has them.  Setting the nexus publishes the TPG to the fast path
- * (struct loop_host), clearing it takes the TPG away.
+ * (struct loop_host) and registers the I_T nexus with the core, clearing
+ * it undoes both.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,8 +22,8 @@ static ssize_t loop_tpg_nexus_show(struct config_item *item, char *page)
 	ssize_t ret = -ENODEV;
 
 	mutex_lock(&lt->hba->lock);
-	if (lt->nexus[0])
-		ret = snprintf(page, PAGE_SIZE, "%s\n", lt->nexus);
+	if (lt->nexus.name[0])
+		ret = snprintf(page, PAGE_SIZE, "%s\n", lt->nexus.name);
 	mutex_unlock(&lt->hba->lock);
 	return ret;
 }
@@ -41,7 +42,7 @@ static ssize_t loop_tpg_nexus_store(struct config_item *item,
 				    const char *page, size_t count)
 {
 	struct loop_tpg *lt = to_loop_tpg(tcmx_item_to_tpg(item));
-	struct loop_host *host = shost_priv(lt->hba->shost);
+	char name[LOOP_NAME_LEN];
 	size_t len = count;
 	ssize_t ret = count;
 
@@ -52,15 +53,12 @@ static ssize_t loop_tpg_nexus_store(struct config_item *item,
 
 	mutex_lock(&lt->hba->lock);
 	if (len == 4 && !strncmp(page, "NULL", 4)) {
-		if (!lt->nexus[0]) {
+		if (!lt->nexus.name[0]) {
 			pr_err("tpgt_%u: no I_T nexus to drop\n", lt->tpg.tag);
 			ret = -ENODEV;
-		} else if (lt->nr_luns) {
-			pr_err("tpgt_%u: %u LUN(s) still linked, nexus kept\n",
-			       lt->tpg.tag, lt->nr_luns);
-			ret = -EPERM;
 		} else {
-			loop_drop_nexus(lt);
+			/* -EPERM while a LUN of the TPG is linked */
+			ret = loop_drop_nexus(lt) ?: count;
 		}
 	} else if (loop_port_kind(page, len, false) !=
 		   loop_port_kind(tcmx_wwn_name(&lt->hba->wwn),
@@ -68,14 +66,15 @@ static ssize_t loop_tpg_nexus_store(struct config_item *item,
 		pr_err("tpgt_%u: initiator port %.*s is not a port name of the WWN's kind (naa.<16 or 32 hex digits>, fc.<16 hex digits>, iqn.<name>)\n",
 		       lt->tpg.tag, (int)min_t(size_t, len, 64), page);
 		ret = -EINVAL;
-	} else if (lt->nexus[0]) {
+	} else if (lt->nexus.name[0]) {
 		pr_err("tpgt_%u: I_T nexus %s exists, write NULL first\n",
-		       lt->tpg.tag, lt->nexus);
+		       lt->tpg.tag, lt->nexus.name);
 		ret = -EEXIST;
 	} else {
-		memcpy(lt->nexus, page, len);
-		lt->nexus[len] = '\0';
-		rcu_assign_pointer(host->tpgs[lt->tpg.tag], lt);
+		/* loop_port_kind() took only names shorter than LOOP_NAME_LEN */
+		memcpy(name, page, len);
+		name[len] = '\0';
+		ret = loop_add_nexus(lt, name) ?: count;
 	}
 	mutex_unlock(&lt->hba->lock);
 	return ret;

@@ -4,9 +4,11 @@
  *
  *   $T/<fabric>/			version, discovery_auth/
  *   $T/<fabric>/<wwn>/			param/, fabric_statistics/
- *   $T/<fabric>/<wwn>/tpgt_<t>/	fabric files, lun/, attrib/, param/
+ *   $T/<fabric>/<wwn>/tpgt_<t>/	fabric files, lun/, acls/, attrib/,
+ *					param/
  *
- * tpgt_<t>/lun/lun_<n> is lun.c's; the "iscsi" placeholder is iscsi.c's.
+ * tpgt_<t>/lun/lun_<n> is lun.c's, tpgt_<t>/acls/ acl.c's; the "iscsi"
+ * placeholder is iscsi.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -72,6 +74,7 @@ static struct config_group *tcmx_tpg_make(struct config_group *group,
 	config_group_init_type_name(&tpg->group, name, &tf->tpg_type);
 	config_group_init_type_name(&tpg->lun_group, "lun", &tf->tpg_lun_type);
 	configfs_add_default_group(&tpg->lun_group, &tpg->group);
+	tcmx_acl_tpg_init(tpg);
 	config_group_init_type_name(&tpg->attrib_group, "attrib",
 				    &tf->tpg_attrib_type);
 	configfs_add_default_group(&tpg->attrib_group, &tpg->group);
@@ -270,6 +273,7 @@ int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 			      ops->tpg_attrib_attrs);
 	tcmx_fabric_init_type(&tf->tpg_param_type, m, NULL, NULL, NULL);
 	tcmx_lun_init_types(tf);
+	tcmx_acl_init_types(tf);
 
 	mutex_lock(&tcmx_cfs_mutex);
 	if (tcmx_fabric_find(ops->name)) {

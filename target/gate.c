@@ -56,6 +56,7 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d,
 		if (status != TCMX_GOOD)
 			return status;
 	}
+	/* SWP=1, or the nexus's mapping of the LUN is write-protected */
 	if (gate & BIT(TCMX_GATE_WP) && d && d->flags & TCMX_CMD_WRITE)
 		return tcmx_sense(cmd, TCMX_SENSE_WRITE_PROTECTED);
 	return TCMX_GOOD;

@@ -10,15 +10,18 @@
  *   device's default ALUA group (cd->lock),
  *   establish POWER ON, RESET, OR BUS DEVICE RESET OCCURRED on it (a new
  *   I_T nexus to the LUN),
- *   publish it in the TPG's lun_map/xarray (commands find it from here on),
- *   and REPORTED LUNS DATA HAS CHANGED on the TPG's other LUNs,
- *   then, unlocked, tell the fabric (->post_link).
- * Unlinking undoes this in reverse: ->pre_unlink, unpublish (the other LUNs
- * get REPORTED LUNS DATA HAS CHANGED), percpu_ref_kill, wait until drained,
- * unexport (its counters fold into the device's retired totals in the same
- * cd->lock section that takes it off cd->luns, so the device's counters
- * never go backwards; its pending unit attentions go too), free the
- * counters.
+ *   publish it in the TPG's xarray, and REPORTED LUNS DATA HAS CHANGED on
+ *   the TPG's other LUNs,
+ *   then bring the nexus maps in line (acl.c): commands find it from there
+ *   on, and the fabric hears of each new entry (->post_map).
+ * Unlinking undoes this in reverse: mark it unlinking and take it out of
+ * every nexus map (->pre_unmap for each entry, commands still flowing),
+ * unpublish (the other LUNs get REPORTED LUNS DATA HAS CHANGED),
+ * percpu_ref_kill, wait until drained, unexport (its counters fold into
+ * the device's retired totals in the same cd->lock section that takes it
+ * off cd->luns, so the device's counters never go backwards; its pending
+ * unit attentions go too), free the counters.  tpg->nr_linked counts a LUN
+ * from its publication until it is drained.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,31 +94,24 @@ static void tcmx_lun_unexport(struct tcmx_lun *lun, struct tcmx_dev *dev)
 /* publishing to the fast path                                        */
 /* ------------------------------------------------------------------ */
 
-/* Commands find the LUN from here on (by index < TCMX_LUN_MAP, or xarray). */
+/* The nexus maps may take the LUN from here on (tcmx_tpg_sync_maps()). */
 static int tcmx_lun_publish(struct tcmx_lun *lun)
 {
 	struct tcmx_tpg *tpg = lun->tpg;
-	int ret;
 
-	ret = xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
-	if (!ret && lun->index < TCMX_LUN_MAP)
-		rcu_assign_pointer(tpg->lun_map[lun->index], lun);
-	return ret;
+	return xa_err(xa_store(&tpg->luns, lun->index, lun, GFP_KERNEL));
 }
 
 /*
- * No new command finds the LUN after this.  Those running inline with it
- * hold the fabric's RCU read lock; the grace period percpu_ref_kill() waits
- * for before the last reference drops outlasts them, so once "drained"
- * completes no command uses the LUN, its counters or its device.
+ * After the LUN left every nexus map: no new command finds it.  Those
+ * running inline with it hold the fabric's RCU read lock; the grace period
+ * percpu_ref_kill() waits for before the last reference drops outlasts
+ * them, so once "drained" completes no command uses the LUN, its counters
+ * or its device.
  */
 static void tcmx_lun_unpublish(struct tcmx_lun *lun)
 {
-	struct tcmx_tpg *tpg = lun->tpg;
-
-	if (lun->index < TCMX_LUN_MAP)
-		RCU_INIT_POINTER(tpg->lun_map[lun->index], NULL);
-	xa_erase(&tpg->luns, lun->index);
+	xa_erase(&lun->tpg->luns, lun->index);
 }
 
 /* After tcmx_lun_unpublish(), or if the LUN never was published. */
@@ -164,7 +160,10 @@ static int tcmx_lun_link_dev(struct tcmx_lun *lun, struct tcmx_dev *dev)
 		tcmx_lun_link_undo(lun, dev);
 		return ret;
 	}
+	lun->tpg->nr_linked++;
 	tcmx_ua_tpg(lun->tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
+	/* commands find it from here on; the fabric hears of it */
+	tcmx_tpg_sync_maps(lun->tpg);
 	return 0;
 
 out_ref_exit:
@@ -179,7 +178,6 @@ static int tcmx_lun_allow_link(struct config_item *item,
 			       struct config_item *target)
 {
 	struct tcmx_lun *lun = to_lun(item);
-	struct tcmx_tpg *tpg = lun->tpg;
 	struct tcmx_dev *dev;
 	struct tcmx_core_dev *cd;
 	int ret;
@@ -207,22 +205,9 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	mutex_unlock(&tcmx_cfs_mutex);
 	if (ret)
 		return ret;
-
-	/* the fabric may send commands to the LUN from here on */
-	ret = tpg->ops->post_link ? tpg->ops->post_link(lun) : 0;
-	if (!ret) {
-		/* registrations APTPL kept for this nexus */
-		tcmx_pr_lun_linked(lun);
-		return 0;
-	}
-
-	pr_err("%s: fabric refused the LUN: %d\n", config_item_name(item),
-	       ret);
-	mutex_lock(&tcmx_cfs_mutex);
-	tcmx_lun_unpublish(lun);
-	tcmx_lun_link_undo(lun, dev);
-	mutex_unlock(&tcmx_cfs_mutex);
-	return ret;
+	/* registrations APTPL kept for this nexus */
+	tcmx_pr_lun_linked(lun);
+	return 0;
 }
 
 static void tcmx_lun_drop_link(struct config_item *item,
@@ -234,21 +219,17 @@ static void tcmx_lun_drop_link(struct config_item *item,
 
 	if (!dev)
 		return;
+	mutex_lock(&tcmx_cfs_mutex);
 	/*
-	 * Until it is unpublished below, a fabric's scan would still find
-	 * the LUN, after ->pre_unlink() removed its device: tell the scan
-	 * (tcmx_lun_unlinking(), whose barrier this one pairs with).
+	 * Out of every nexus map first: the initiators may still talk to
+	 * the LUN while their fabric lets go of it (->pre_unmap()).
 	 */
 	WRITE_ONCE(lun->unlinking, true);
-	smp_mb();	/* flag before ->pre_unlink() looks for devices */
-	/* the initiator may still talk to the LUN while it lets go of it */
-	if (tpg->ops->pre_unlink)
-		tpg->ops->pre_unlink(lun);
-
-	mutex_lock(&tcmx_cfs_mutex);
+	tcmx_tpg_sync_maps(tpg);
 	tcmx_lun_unpublish(lun);
 	tcmx_ua_tpg(tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
 	tcmx_lun_link_undo(lun, dev);
+	tpg->nr_linked--;
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 

@@ -475,7 +475,8 @@ static enum tcmx_status spc_parse_inquiry(struct tcmx_cmd *cmd)
 /*
  * Single-level LUN as the Linux midlayer's int_to_scsilun() writes it, so
  * that scsilun_to_int() gives back the same number: the loopback hands us
- * that number as cmd->lun_id, and it must equal the TPG's LUN index.
+ * that number as cmd->lun_id, and it must equal the number the nexus's
+ * map has the LUN under.
  */
 static void spc_encode_lun(u64 index, u8 *p)
 {
@@ -483,17 +484,20 @@ static void spc_encode_lun(u64 index, u8 *p)
 	put_unaligned_be16(index, p);
 }
 
-/* LUNs with a device, increasing; returns how many (all, not just sent) */
+/*
+ * The LUNs the nexus reaches, by their mapped numbers, increasing; returns
+ * how many (all, not just sent).
+ */
 static u32 spc_list_luns(struct tcmx_cmd *cmd, struct tcmx_din *w)
 {
-	struct tcmx_lun *lun;
 	unsigned long index;
+	void *mapped;
 	u32 count = 0;
 	u8 entry[8];
 
 	rcu_read_lock();
-	xa_for_each(&cmd->tpg->luns, index, lun) {
-		if (!READ_ONCE(lun->dev))
+	tcmx_nexus_for_each_lun(cmd->nexus, index, mapped) {
+		if (!READ_ONCE(tcmx_map_lun(mapped)->dev))
 			continue;
 		spc_encode_lun(index, entry);
 		tcmx_din_put(w, entry, sizeof(entry));

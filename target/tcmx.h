@@ -37,6 +37,7 @@
 #define TCMX_MAX_LUN		65536	/* lun_0 .. lun_65535 */
 #define TCMX_UA_MAX		8	/* unit attentions pending per LUN */
 #define TCMX_ALL_LUNS		U64_MAX	/* tcmx_ua_reset(): every LUN */
+#define TCMX_NAME_LEN		256	/* an initiator port name, with NUL */
 
 /*
  * How a command ends: what ->execute() and a backend's ->execute_rw()
@@ -112,11 +113,13 @@ enum tcmx_tmf {
 	TCMX_TMF_NEXUS_LOSS,	/* a host reset: every I_T nexus of the host */
 };
 
+struct tcmx_acl;
 struct tcmx_cmd;
 struct tcmx_cmd_desc;
 struct tcmx_dev;
 struct tcmx_fabric;
 struct tcmx_lun;
+struct tcmx_nexus;
 struct tcmx_tg_pt_gp;
 struct tcmx_tpg;
 struct tcmx_wwn;
@@ -126,8 +129,9 @@ typedef enum tcmx_status (*tcmx_execute_fn)(struct tcmx_cmd *cmd);
 /* One SCSI command.  Lives in the fabric's per-command memory. */
 struct tcmx_cmd {
 	/* fabric: set before tcmx_submit_cmd() */
-	struct tcmx_tpg		*tpg;
-	u64			lun_id;		/* unpacked LUN */
+	struct tcmx_nexus	*nexus;		/* the I_T nexus it came on */
+	struct tcmx_tpg		*tpg;		/* == nexus->tpg */
+	u64			lun_id;		/* unpacked LUN, as mapped */
 	/* max(cdb_len, TCMX_CDB_MAX) readable bytes */
 	const u8		*cdb;
 	struct scatterlist	*sgl;
@@ -244,15 +248,72 @@ struct tcmx_tpg {
 	struct tcmx_wwn			*wwn;
 	const struct tcmx_fabric_ops	*ops;	/* == wwn's fabric ops */
 	u16				tag;
+	struct config_group		acl_group;	/* acls/ */
 	/*
 	 * fabric: the initiator port name of the TPG's I_T nexus ("" while
 	 * it has none); stable while a LUN of the TPG is linked
 	 */
 	const char			*nexus_name;
 	struct xarray			luns;	/* index -> tcmx_lun, RCU */
-	/* the first LUNs again, one load away for the fast path */
-	struct tcmx_lun __rcu		*lun_map[TCMX_LUN_MAP];
+	/* core, under tcmx_cfs_mutex (acl.c) */
+	struct list_head		nexuses;	/* registered I_T nexuses */
+	struct list_head		acls;		/* acls/<initiator> */
+	unsigned int			nr_linked;	/* linked until drained */
 };
+
+/*
+ * An I_T nexus (acl.c): an initiator port logged in to a TPG, embedded by
+ * the fabric in its own state (loopback: one per TPG; iSCSI: one per
+ * session) and registered with tcmx_nexus_register().  Its map is what the
+ * fast path looks a command's LUN up in: the LUNs of the node ACL named as
+ * the initiator port under their mapped numbers, or, without one (demo
+ * mode), every LUN of the TPG under its own number.  An entry is a struct
+ * tcmx_lun pointer whose bit 0 (TCMX_MAP_WP) marks a write-protected
+ * mapping.  The core keeps the map, under tcmx_cfs_mutex; it changes when a
+ * LUN is linked or unlinked, a mapping made, removed or its write_protect
+ * changed, an ACL made or removed, the nexus registered or unregistered.
+ */
+#define TCMX_MAP_WP		1UL
+#define TCMX_MAP_GOING		XA_MARK_1	/* ->pre_unmap() called */
+
+struct tcmx_nexus {
+	/* the first entries, one load away for the fast path; RCU */
+	struct tcmx_lun __rcu		*lun_map[TCMX_LUN_MAP];
+	/* every entry, by mapped LUN number; RCU */
+	struct xarray			luns;
+	/* core */
+	struct tcmx_tpg			*tpg;
+	struct tcmx_acl			*acl;	/* NULL: demo mode */
+	struct list_head		node;	/* tpg->nexuses */
+	atomic_t			deferred;	/* pinned commands */
+	/* the initiator port name: fixed while registered */
+	char				name[TCMX_NAME_LEN];
+};
+
+static inline struct tcmx_lun *tcmx_map_lun(void *entry)
+{
+	return (struct tcmx_lun *)((unsigned long)entry & ~TCMX_MAP_WP);
+}
+
+/*
+ * A node ACL (tpgt_<t>/acls/<initiator>): its name is the initiator port
+ * name, its lun_<m>/ directories the LUNs it maps (acl.c).  attrib/,
+ * auth/ and param/ hold what the fabric's acl_*_attrs give them.
+ */
+struct tcmx_acl {
+	struct config_group		group;
+	struct config_group		attrib_group;
+	struct config_group		auth_group;
+	struct config_group		param_group;
+	struct tcmx_tpg			*tpg;
+	struct list_head		node;	/* tpg->acls */
+	struct xarray			mapped;	/* m -> struct tcmx_mapped_lun */
+};
+
+static inline const char *tcmx_acl_name(struct tcmx_acl *acl)
+{
+	return config_item_name(&acl->group.cg_item);
+}
 
 /*
  * A LUN of a TPG (<tpg>/lun/lun_<index>).  While linked (dev set) it is on
@@ -271,7 +332,7 @@ struct tcmx_lun {
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;	/* ALUA group (core) */
 	u16				rtpi;		/* relative target port id */
-	bool				unlinking;	/* tcmx_lun_unlinking() */
+	bool				unlinking;	/* leaving the maps */
 	struct list_head		dev_node;	/* the device's LUNs */
 	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
 	/*
@@ -352,9 +413,14 @@ struct tcmx_fabric_ops {
 	void		(*drop_wwn)(struct tcmx_wwn *wwn);	/* frees */
 	struct tcmx_tpg	*(*make_tpg)(struct tcmx_wwn *wwn, u16 tag);
 	void		(*drop_tpg)(struct tcmx_tpg *tpg);	/* frees */
-	/* a LUN was linked (device reachable) / is about to be unlinked */
-	int		(*post_link)(struct tcmx_lun *lun);
-	void		(*pre_unlink)(struct tcmx_lun *lun);
+	/*
+	 * Entry @id of @n's map was published (commands to it find a LUN) /
+	 * is about to go (commands still reach it until this returns, so the
+	 * fabric may drain them).  Under tcmx_cfs_mutex: they must not touch
+	 * the configfs tree.
+	 */
+	void		(*post_map)(struct tcmx_nexus *n, u64 id);
+	void		(*pre_unmap)(struct tcmx_nexus *n, u64 id);
 
 	/*
 	 * A deferred command is done (tcmx_submit_cmd() returned or will
@@ -366,6 +432,11 @@ struct tcmx_fabric_ops {
 	/* extra files in tpgt_<t>/ and tpgt_<t>/attrib/, NULL-terminated */
 	struct configfs_attribute **tpg_attrs;
 	struct configfs_attribute **tpg_attrib_attrs;
+	/* files in acls/<initiator>/ and its attrib/, auth/, param/ */
+	struct configfs_attribute **acl_attrs;
+	struct configfs_attribute **acl_attrib_attrs;
+	struct configfs_attribute **acl_auth_attrs;
+	struct configfs_attribute **acl_param_attrs;
 };
 
 static inline struct tcmx_tpg *tcmx_item_to_tpg(struct config_item *item)
@@ -391,7 +462,7 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 
 /* transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
-bool tcmx_lun_unlinking(struct tcmx_tpg *tpg, u64 lun_id);
+bool tcmx_nexus_unmapping(struct tcmx_nexus *n, u64 id);
 void tcmx_cmd_pin(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
 /*
@@ -443,6 +514,25 @@ size_t tcmx_cmd_copy_at(struct tcmx_cmd *cmd, const void *buf, size_t len,
 			size_t off, size_t limit);
 /* copy up to @len bytes of a data-out buffer (parameter list) into @buf */
 size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len);
+
+/*
+ * acl.c, for a fabric (process context).  Register @n, zeroed, once its
+ * commands can reach the core: its map is filled and ->post_map() called
+ * for each entry.  Unregister empties the map (->pre_unmap() for each
+ * entry) and returns once no command uses the nexus; -EPERM for a
+ * nexus_per_tpg fabric while a LUN of the TPG is linked.
+ */
+int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
+			const char *name);
+int tcmx_nexus_unregister(struct tcmx_nexus *n);
+/*
+ * For the core and fabrics, in an RCU read-side section: the LUN @n
+ * reaches as @id (NULL: none), and whether that mapping is write-protected.
+ * tcmx_nexus_for_each_lun() walks every entry of the map, by mapped number.
+ */
+struct tcmx_lun *tcmx_nexus_lun(struct tcmx_nexus *n, u64 id, bool *wp);
+#define tcmx_nexus_for_each_lun(n, id, entry) \
+	xa_for_each(&(n)->luns, id, entry)
 
 /* registration */
 int tcmx_register_backend(const struct tcmx_backend_ops *ops);

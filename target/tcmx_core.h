@@ -7,6 +7,9 @@
  *   fabric.c     fabric registry; $T/<fabric>/<wwn>/tpgt_<t> tree
  *   lun.c        tpgt_<t>/lun/lun_<n>: link/unlink, publish/unpublish for
  *                the fast path, export accounting (cd->luns, RTPIs)
+ *   acl.c        tpgt_<t>/acls/<initiator>/lun_<m>: node ACLs and their
+ *                mapped LUNs; I_T nexuses and the maps the fast path
+ *                looks LUNs up in
  *   iscsi.c      the "iscsi" placeholder fabric: discovery_auth/ only
  *   stats.c      <dev>/statistics/ and <lun>/statistics/ (in-tree formats)
  *   device.c     $T/core: backend registry, HBAs, devices (info, control,
@@ -76,7 +79,25 @@ struct tcmx_fabric {
 	struct config_item_type		tpg_attrib_type;
 	struct config_item_type		tpg_param_type;
 	struct config_item_type		lun_type;
+	struct config_item_type		tpg_acls_type;		/* acls/ */
+	struct config_item_type		acl_type;
+	struct config_item_type		acl_attrib_type;
+	struct config_item_type		acl_auth_type;
+	struct config_item_type		acl_param_type;
+	struct config_item_type		mapped_lun_type;
 	bool				in_use;		/* $T/<name> exists */
+};
+
+/*
+ * A mapped LUN (acls/<initiator>/lun_<m>): a symlink in it names the TPG's
+ * LUN the ACL's initiator reaches as LUN m.  Under tcmx_cfs_mutex.
+ */
+struct tcmx_mapped_lun {
+	struct config_group	group;
+	struct tcmx_acl		*acl;
+	u64			id;		/* m */
+	struct tcmx_lun		*lun;		/* the symlink's; NULL: none */
+	bool			write_protect;
 };
 
 /* An ALUA target port group of a device (<dev>/alua/<name>). */
@@ -244,6 +265,15 @@ int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 
 /* lun.c: fill in tf->tpg_lun_type (<tpg>/lun) and tf->lun_type (lun_<n>) */
 void tcmx_lun_init_types(struct tcmx_fabric *tf);
+
+/*
+ * acl.c: the types of acls/ and below; a new TPG's acls/ group and lists;
+ * every nexus map of @tpg brought in line with its LUNs and ACLs
+ * (tcmx_cfs_mutex held; ->pre_unmap() and ->post_map() called).
+ */
+void tcmx_acl_init_types(struct tcmx_fabric *tf);
+void tcmx_acl_tpg_init(struct tcmx_tpg *tpg);
+void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg);
 
 /* iscsi.c: register / unregister the placeholder fabric */
 int tcmx_iscsi_init(void);
@@ -426,11 +456,15 @@ void tcmx_cdb_lba(struct tcmx_cmd *cmd);
  * else the command's status (TCMX_CHECK or TCMX_CONFLICT).
  */
 #define TCMX_GATE_UA	0	/* a LUN of the device has a unit attention */
-#define TCMX_GATE_WP	1	/* control page SWP=1 */
+#define TCMX_GATE_WP	1	/* control page SWP=1; a WP mapping (*) */
 #define TCMX_GATE_EXCL	2	/* a range is held against writes (excl.c) */
 #define TCMX_GATE_PR	3	/* a persistent or SPC-2 reservation exists */
 #define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
 #define TCMX_GATE_NOFUA	5	/* emulate_fua_write=0: no DPO, no FUA */
+/*
+ * (*) never set in dev->gate for a mapping: tcmx_submit_cmd() ORs the
+ * TCMX_MAP_WP bit of the nexus's map entry into the value it loaded.
+ */
 enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d,
 			   unsigned long gate);
 /*

@@ -4,7 +4,7 @@
  * the CDB once, runs it, and hands the finished command back to the fabric.
  *
  * The fast path takes no lock, allocates nothing and writes no shared
- * memory: the LUN comes from the TPG's array (or xarray) and stays alive for
+ * memory: the LUN comes from the nexus's map (acl.c) and stays alive for
  * the fabric's RCU read-side section, statistics are per CPU, and a backend
  * that finishes inline (rd_mcp does) completes the command in the submitting
  * context.  Only a command a backend defers takes a reference on its LUN.
@@ -79,6 +79,8 @@ void tcmx_cmd_pin(struct tcmx_cmd *cmd)
 	if (cmd->lun) {
 		percpu_ref_get(&cmd->lun->ref);
 		atomic_inc(&cmd->lun->deferred);
+		/* tcmx_nexus_unregister() waits for it too */
+		atomic_inc(&cmd->nexus->deferred);
 		cmd->pinned = true;
 	}
 }
@@ -91,16 +93,19 @@ EXPORT_SYMBOL_GPL(tcmx_cmd_pin);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 {
 	struct tcmx_lun *lun = cmd->pinned ? cmd->lun : NULL;
+	struct tcmx_nexus *n = cmd->nexus;
 
 	WARN_ON_ONCE(cmd->lun && !cmd->pinned);
 	tcmx_finish_cmd(cmd, status);
 	cmd->tpg->ops->queue_status(cmd);
-	/* the command may be reused from here on: only the saved LUN */
+	/* the command may be reused from here on: only the saved LUN, nexus */
 	if (!lun)
 		return;
 	/* PREEMPT AND ABORT may wait for the LUN's deferred commands */
 	if (atomic_dec_and_test(&lun->deferred))
 		wake_up_var(&lun->deferred);
+	if (atomic_dec_and_test(&n->deferred))
+		wake_up_var(&n->deferred);
 	percpu_ref_put(&lun->ref);
 }
 EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
@@ -153,31 +158,38 @@ static void tcmx_cmd_reset(struct tcmx_cmd *cmd)
 	cmd->start_ns = trace_tcmx_cmd_complete_enabled() ? ktime_get_ns() : 0;
 }
 
-static struct tcmx_lun *tcmx_lookup_lun(struct tcmx_tpg *tpg, u64 id)
+/* an entry of @n's map: a LUN, its bit 0 TCMX_MAP_WP */
+static void *tcmx_map_entry(struct tcmx_nexus *n, u64 id)
 {
 	if (likely(id < TCMX_LUN_MAP))
-		return rcu_dereference(tpg->lun_map[id]);
-	return xa_load(&tpg->luns, id);
+		return rcu_dereference(n->lun_map[id]);
+	return xa_load(&n->luns, id);
 }
 
+struct tcmx_lun *tcmx_nexus_lun(struct tcmx_nexus *n, u64 id, bool *wp)
+{
+	void *entry = tcmx_map_entry(n, id);
+
+	*wp = (unsigned long)entry & TCMX_MAP_WP;
+	return tcmx_map_lun(entry);
+}
+EXPORT_SYMBOL_GPL(tcmx_nexus_lun);
+
 /*
- * For a fabric's device scan (e.g. from ->slave_alloc): whether the LUN at
- * @lun_id is being unlinked, ->pre_unlink() called or about to be, but still
+ * For a fabric's device scan (e.g. from ->slave_alloc): whether entry @id
+ * of @n's map is going, ->pre_unmap() called or about to be, but still
  * published.  A scan must not make it a device again then: nothing would
  * remove that device.  Caller holds rcu_read_lock().  The barrier orders
  * the scan's own publication (its device on the host's list, done before)
- * against this load; it pairs with the one in tcmx_lun_drop_link(), so a
- * scan either sees the flag or ->pre_unlink() sees the scan's device.
+ * against this load; it pairs with the one in acl.c's tcmx_map_drop(), so
+ * a scan either sees the mark or ->pre_unmap() sees the scan's device.
  */
-bool tcmx_lun_unlinking(struct tcmx_tpg *tpg, u64 lun_id)
+bool tcmx_nexus_unmapping(struct tcmx_nexus *n, u64 id)
 {
-	struct tcmx_lun *lun;
-
-	smp_mb();	/* the scan's device listed before the flag is read */
-	lun = tcmx_lookup_lun(tpg, lun_id);
-	return lun && READ_ONCE(lun->unlinking);
+	smp_mb();	/* the scan's device listed before the mark is read */
+	return xa_get_mark(&n->luns, id, TCMX_MAP_GOING);
 }
-EXPORT_SYMBOL_GPL(tcmx_lun_unlinking);
+EXPORT_SYMBOL_GPL(tcmx_nexus_unmapping);
 
 /*
  * Run a command; the caller holds rcu_read_lock(), which keeps the LUN alive
@@ -196,17 +208,23 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 	const struct tcmx_cmd_desc *d;
 	enum tcmx_status status = TCMX_GOOD;
 	unsigned long gate = 0;
+	void *entry;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "command submitted outside an RCU read-side section");
 	tcmx_cmd_reset(cmd);
 
-	/* published with its device set; gone only after a grace period */
-	cmd->lun = tcmx_lookup_lun(cmd->tpg, cmd->lun_id);
+	/*
+	 * Mapped with its device set; gone only after a grace period.  A
+	 * write-protected mapping adds the gate's write-protect bit.
+	 */
+	entry = tcmx_map_entry(cmd->nexus, cmd->lun_id);
+	cmd->lun = tcmx_map_lun(entry);
 	cmd->dev = likely(cmd->lun) ? cmd->lun->dev : NULL;
 	d = tcmx_cdb_row(cmd->cdb);
 	if (likely(cmd->dev))
-		gate = READ_ONCE(cmd->dev->gate);
+		gate = READ_ONCE(cmd->dev->gate) |
+		       ((unsigned long)entry & TCMX_MAP_WP) << TCMX_GATE_WP;
 	if (unlikely(gate))
 		status = tcmx_gate(cmd, d, gate);
 	if (likely(status == TCMX_GOOD))

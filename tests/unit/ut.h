@@ -23,6 +23,7 @@ extern struct tcmx_core_dev ut_cdev;
 #define ut_dev		(ut_cdev.dev)
 extern struct tcmx_wwn ut_wwn;
 extern struct tcmx_tpg ut_tpg;
+extern struct tcmx_nexus ut_nexus;	/* demo mode: luns.slot = ut_slots */
 extern struct tcmx_lun ut_luns[4];	/* at LUN 0, 5, 7 (unlinked), 300 */
 extern void *ut_slots[UT_XA_MAX];	/* ut_tpg.luns */
 extern struct tcmx_backend_ops ut_ops;

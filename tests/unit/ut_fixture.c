@@ -13,6 +13,7 @@
 struct tcmx_core_dev ut_cdev;
 struct tcmx_wwn ut_wwn;
 struct tcmx_tpg ut_tpg;
+struct tcmx_nexus ut_nexus;
 struct tcmx_lun ut_luns[4];
 void *ut_slots[UT_XA_MAX];
 struct tcmx_backend_ops ut_ops = {
@@ -203,6 +204,10 @@ void ut_fixture_reset(void)
 	ut_tpg.wwn = &ut_wwn;
 	ut_tpg.tag = 1;
 	ut_tpg.luns.slot = ut_slots;
+	/* demo mode: the nexus's map is the TPG's LUNs */
+	memset(&ut_nexus, 0, sizeof(ut_nexus));
+	ut_nexus.tpg = &ut_tpg;
+	ut_nexus.luns.slot = ut_slots;
 	memset(ut_slots, 0, sizeof(ut_slots));
 	memset(ut_luns, 0, sizeof(ut_luns));
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
@@ -235,6 +240,7 @@ void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
 		    enum dma_data_direction dir, u64 lun_id, u8 *sense)
 {
 	memset(cmd, 0, sizeof(*cmd));
+	cmd->nexus = &ut_nexus;
 	cmd->tpg = &ut_tpg;
 	cmd->lun_id = lun_id;
 	cmd->cdb = cdb;
@@ -245,7 +251,7 @@ void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
 	cmd->data_dir = dir;
 	cmd->sense = sense;
 	/* what transport.c's lookup gives: no LUN unless it has a device */
-	cmd->lun = lun_id < UT_XA_MAX ? ut_slots[lun_id] : NULL;
+	cmd->lun = tcmx_map_lun(xa_load(&ut_nexus.luns, lun_id));
 	cmd->dev = cmd->lun ? cmd->lun->dev : NULL;
 	if (!cmd->dev)
 		cmd->lun = NULL;

@@ -65,6 +65,27 @@ static void spc_report_many_luns(void)
 	ut_fixture_reset();
 }
 
+/*
+ * A nexus with an explicit ACL: REPORT LUNS lists its mapped numbers only,
+ * a write-protected mapping's entry (bit 0 set) as well.
+ */
+static void spc_report_luns_mapped(void)
+{
+	static void *map[UT_XA_MAX];
+
+	memset(map, 0, sizeof(map));
+	map[0] = (void *)((unsigned long)&ut_luns[1] | TCMX_MAP_WP);
+	map[2] = &ut_luns[2];			/* unlinked: not listed */
+	map[9] = &ut_luns[0];
+	ut_nexus.luns.slot = map;
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0), 4096, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	CHECK_BYTES(0, 0, 0, 0, 16, 0, 0, 0, 0,
+		    0x00, 0x00, 0, 0, 0, 0, 0, 0,
+		    0x00, 0x09, 0, 0, 0, 0, 0, 0, UT_FILL);
+	ut_fixture_reset();
+}
+
 /* the mode pages as "all pages" returns them, after header + descriptor */
 #define MS_PAGES							\
 	0x01, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,			\
@@ -242,6 +263,7 @@ void ut_test_spc_more(void)
 {
 	spc_alua_states();
 	spc_report_luns();
+	spc_report_luns_mapped();
 	spc_report_many_luns();
 	spc_mode_sense();
 	spc_report_tpgs();

@@ -230,6 +230,8 @@ enum dma_data_direction {
 /* xarray: a flat array of UT_XA_MAX slots, NULL = empty */
 #define UT_XA_MAX	70000
 struct xarray { void **slot; };
+typedef unsigned int xa_mark_t;
+#define XA_MARK_1	1U
 #define xa_for_each(xa, index, entry)					\
 	for ((index) = 0; (index) < UT_XA_MAX; (index)++)		\
 		if (!((entry) = (xa)->slot ? (xa)->slot[index] : NULL)) {} else
