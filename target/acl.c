@@ -86,45 +86,53 @@ static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
 	xa_erase(&n->luns, id);
 }
 
-static void tcmx_map_add(struct tcmx_nexus *n, u64 id)
+static bool tcmx_map_add(struct tcmx_nexus *n, u64 id)
 {
 	void *want = tcmx_nexus_want(n, id);
 
 	if (!want || xa_load(&n->luns, id))
-		return;
+		return false;
 	if (tcmx_map_set(n, id, want)) {
 		pr_err("%s: no memory to map LUN %llu\n", n->name, id);
-		return;
+		return false;
 	}
 	if (n->tpg->ops->post_map)
 		n->tpg->ops->post_map(n, id);
+	return true;
 }
 
-/* @leaving: empty the map (the nexus goes) */
-static void tcmx_nexus_sync(struct tcmx_nexus *n, bool leaving)
+/*
+ * @leaving: empty the map (the nexus goes).  Returns whether a LUN came
+ * or went.
+ */
+static bool tcmx_nexus_sync(struct tcmx_nexus *n, bool leaving)
 {
 	struct tcmx_mapped_lun *m;
 	struct tcmx_lun *lun;
 	unsigned long id;
 	void *cur, *want;
+	bool changed = false;
 
 	xa_for_each(&n->luns, id, cur) {
 		want = leaving ? NULL : tcmx_nexus_want(n, id);
 		if (want == cur)
 			continue;
-		if (want && tcmx_map_lun(want) == tcmx_map_lun(cur))
+		if (want && tcmx_map_lun(want) == tcmx_map_lun(cur)) {
 			WARN_ON(tcmx_map_set(n, id, want));	/* in place */
-		else
-			tcmx_map_drop(n, id);
+			continue;
+		}
+		tcmx_map_drop(n, id);
+		changed = true;
 	}
 	if (leaving)
-		return;
+		return changed;
 	if (n->acl)
 		xa_for_each(&n->acl->mapped, id, m)
-			tcmx_map_add(n, id);
+			changed |= tcmx_map_add(n, id);
 	else
 		xa_for_each(&n->tpg->luns, id, lun)
-			tcmx_map_add(n, id);
+			changed |= tcmx_map_add(n, id);
+	return changed;
 }
 
 void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg)
@@ -134,6 +142,31 @@ void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg)
 	lockdep_assert_held(&tcmx_cfs_mutex);
 	list_for_each_entry(n, &tpg->nexuses, node)
 		tcmx_nexus_sync(n, false);
+}
+
+/*
+ * After a change of ACLs or mappings: each nexus whose LUNs came or went
+ * gets REPORTED LUNS DATA HAS CHANGED on those it reaches now.  (A link or
+ * unlink gives it to every LUN of the TPG itself, lun.c.)  Unit
+ * attentions live on the TPG's LUN, which one nexus uses on loopback; per
+ * nexus queues are for a fabric with several nexuses per TPG.
+ */
+static void tcmx_acl_sync_maps(struct tcmx_tpg *tpg)
+{
+	struct tcmx_nexus *n;
+	struct tcmx_lun *lun;
+	unsigned long id;
+	void *entry;
+
+	lockdep_assert_held(&tcmx_cfs_mutex);
+	list_for_each_entry(n, &tpg->nexuses, node) {
+		if (!tcmx_nexus_sync(n, false))
+			continue;
+		xa_for_each(&n->luns, id, entry) {
+			lun = tcmx_map_lun(entry);
+			tcmx_ua_add(lun, lun->dev, TCMX_SENSE_UA_LUNS_CHANGED);
+		}
+	}
 }
 
 static struct tcmx_acl *tcmx_acl_find(struct tcmx_tpg *tpg, const char *name)
@@ -233,7 +266,7 @@ static int tcmx_mapped_allow_link(struct config_item *item,
 		ret = -EEXIST;
 	} else {
 		m->lun = lun;
-		tcmx_tpg_sync_maps(tpg);
+		tcmx_acl_sync_maps(tpg);
 	}
 	mutex_unlock(&tcmx_cfs_mutex);
 	return ret;
@@ -246,7 +279,7 @@ static void tcmx_mapped_drop_link(struct config_item *item,
 
 	mutex_lock(&tcmx_cfs_mutex);
 	m->lun = NULL;
-	tcmx_tpg_sync_maps(m->acl->tpg);
+	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 
@@ -275,7 +308,7 @@ static ssize_t tcmx_mapped_write_protect_store(struct config_item *item,
 	}
 	mutex_lock(&tcmx_cfs_mutex);
 	WRITE_ONCE(m->write_protect, val);
-	tcmx_tpg_sync_maps(m->acl->tpg);
+	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 	return count;
 }
@@ -336,7 +369,7 @@ static void tcmx_mapped_drop(struct config_group *group,
 
 	mutex_lock(&tcmx_cfs_mutex);
 	xa_erase(&m->acl->mapped, m->id);
-	tcmx_tpg_sync_maps(m->acl->tpg);
+	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 	config_item_put(item);
 }
@@ -411,7 +444,7 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 	list_for_each_entry(n, &tpg->nexuses, node)
 		if (!strcmp(n->name, name))
 			n->acl = acl;
-	tcmx_tpg_sync_maps(tpg);
+	tcmx_acl_sync_maps(tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 	return &acl->group;
 }
@@ -427,7 +460,7 @@ static void tcmx_acl_drop(struct config_group *group, struct config_item *item)
 	list_for_each_entry(n, &acl->tpg->nexuses, node)
 		if (n->acl == acl)
 			n->acl = NULL;
-	tcmx_tpg_sync_maps(acl->tpg);
+	tcmx_acl_sync_maps(acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 	config_item_put(item);
 }
