@@ -226,3 +226,55 @@ def two_nexuses(name, size=16 * MiB):
     return d
 
 
+
+
+def mk_acl(tpg, initiator, maps=()):
+    """tpg/acls/<initiator> with a mapped lun_<m> -> tpg/lun/lun_<l> for
+    each (m, l) of maps; returns the ACL's path."""
+    acl = "%s/acls/%s" % (tpg, initiator)
+    os.mkdir(acl)
+    for m, l in maps:
+        map_lun(acl, m, "%s/lun/lun_%d" % (tpg, l))
+    return acl
+
+
+def map_lun(acl, m, lun, alias=None):
+    """acl/lun_<m> with a symlink to the TPG's LUN directory lun."""
+    path = "%s/lun_%d" % (acl, m)
+    os.mkdir(path)
+    os.symlink(lun, path + "/" + (alias or secrets.token_hex(5)))
+    return path
+
+
+def rm_acl(acl):
+    """Remove an ACL: its mapped LUNs' symlinks and directories, then it."""
+    for e in os.listdir(acl):
+        sub = os.path.join(acl, e)
+        if e.startswith("lun_"):
+            unlink_lun(sub)
+    os.rmdir(acl)
+
+
+def target_sdevs(tpg):
+    """H:C:T:L of every SCSI device of tpg's target id, by LUN."""
+    pre = rd(tpg + "/address").strip() + ":"
+    return sorted((h for h in os.listdir("/sys/class/scsi_device")
+                   if h.startswith(pre)),
+                  key=lambda h: int(h.rsplit(":", 1)[1]))
+
+
+def rescan_target(tpg, lun="-"):
+    """Delete the SCSI devices of tpg's target id, then scan it (every LUN
+    REPORT LUNS gives, or the one LUN lun): what shows a change of the
+    LUNs an initiator reaches on any stack (the in-tree loopback adds no
+    device when a mapping changes).  Returns target_sdevs()."""
+    host, _, tid = rd(tpg + "/address").strip().split(":")
+    for h in target_sdevs(tpg):
+        path = "/sys/class/scsi_device/%s/device/delete" % h
+        if os.path.exists(path):
+            wr(path, "1")
+    end = time.time() + 30
+    while target_sdevs(tpg) and time.time() < end:
+        time.sleep(0.1)
+    wr("/sys/class/scsi_host/host%s/scan" % host, "0 %s %s" % (tid, lun))
+    return target_sdevs(tpg)

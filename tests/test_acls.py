@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Node ACLs and LUN masking on the loopback: tpgt_N/acls/<initiator>/
+lun_M mapped to the TPG's LUNs.  An initiator with an ACL reaches only its
+mapped LUNs, under their mapped numbers, write-protected where the mapping
+says so; without one it reaches every LUN of the TPG (demo mode).
+
+The in-tree loopback adds no SCSI device when a mapping changes, so the
+common tests look through a rescan of the target id (rescan_target()).
+In-tree, an ACL removed while its initiator's nexus lives waits for the
+session, which the loopback never closes: the common tests drop the nexus
+(which needs the LUNs unlinked) before they remove an ACL."""
+import errno
+import os
+
+from tcmxlib import (LOOP, WRITE_PROTECT, check, err_of, good, link_lun,
+                     mk_rd, mk_target, new_wwn, rd, sgdev, tur, unlink_lun,
+                     wr, write_read_block)
+from tcmxlib.configfs import (map_lun, mk_acl, rescan_target, rm_acl,
+                              target_sdevs)
+import pytest
+
+MiB = 1 << 20
+
+
+def read_block(sg, lba=0):
+    return good(sg, [0x28, 0, 0, 0, 0, lba, 0, 0, 1, 0], din=512)
+
+
+def report_luns(sg):
+    data = good(sg, [0xa0, 0, 0, 0, 0, 0, 0, 0, 4, 0], din=1024)
+    n = int.from_bytes(data[0:4], "big") // 8
+    return [int.from_bytes(data[8 + 8 * i:10 + 8 * i], "big")
+            for i in range(n)]
+
+
+def patterned(*fills):
+    """One ramdisk per fill byte, block 0 written with it through a demo
+    mode target (LUN i for the i-th); returns the device paths."""
+    sos = [mk_rd("acl%d" % i, 16 * MiB) for i in range(len(fills))]
+    tb = mk_target()
+    for i, so in enumerate(sos):
+        link_lun(tb, i, so)
+    for i, fill in enumerate(fills):
+        sg = sgdev(tb, i)
+        tur(sg)
+        write_read_block(sg, 0, fill)
+    return sos
+
+
+def masked_target(sos, maps):
+    """A TPG with LUN i -> sos[i] for each i in sos (a dict), an ACL for
+    its initiator mapping (m, l) for each of maps, made before the nexus
+    so that the in-tree session starts on that ACL.  Returns (tpg, acl)."""
+    tpg = "%s/%s/tpgt_1" % (LOOP, new_wwn())
+    os.makedirs(tpg)
+    for i, so in sos.items():
+        link_lun(tpg, i, so)
+    init = new_wwn()
+    acl = mk_acl(tpg, init, maps)
+    wr(tpg + "/nexus", init)
+    return tpg, acl
+
+
+def drop_nexus_and_acl(tpg, acl):
+    """Unlink the LUNs, drop the nexus, remove the ACL: the order both
+    stacks take."""
+    for e in os.listdir(tpg + "/lun"):
+        unlink_lun(tpg + "/lun/" + e)
+    wr(tpg + "/nexus", "NULL")
+    rm_acl(acl)
+
+
+def test_acl_maps_one_lun(stack):
+    """An ACL mapping only lun_5 as LUN 0: one disk, lun_5's data; REPORT
+    LUNS lists LUN 0 alone, and LUN 5 makes no device."""
+    so0, so5 = patterned(0x11, 0x55)
+    tpg, acl = masked_target({0: so0, 5: so5}, [(0, 5)])
+    try:
+        h = rescan_target(tpg)
+        assert [x.rsplit(":", 1)[1] for x in h] == ["0"], h
+        sg = sgdev(tpg, 0)
+        tur(sg)
+        assert read_block(sg) == bytes([0x55]) * 512
+        assert report_luns(sg) == [0]
+        # LUN 5 is not one of this initiator's: the scan of it finds none
+        assert rescan_target(tpg, "5") == []
+        assert [x.rsplit(":", 1)[1] for x in rescan_target(tpg)] == ["0"]
+    finally:
+        drop_nexus_and_acl(tpg, acl)
+
+
+def test_acl_write_protect(stack):
+    """write_protect=1 on the mapping: WRITE fails 07/27/00 and the data
+    stays; back to 0, writes work."""
+    (so,) = patterned(0x22)
+    tpg, acl = masked_target({3: so}, [(0, 3)])
+    try:
+        rescan_target(tpg)
+        sg = sgdev(tpg, 0)
+        tur(sg)
+        wp = acl + "/lun_0/write_protect"
+        assert rd(wp).strip() == "0"
+        wr(wp, "1")
+        assert rd(wp).strip() == "1"
+        check(sg, [0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0], WRITE_PROTECT,
+              dout=bytes([0x99]) * 512)
+        assert read_block(sg) == bytes([0x22]) * 512
+        wr(wp, "0")
+        write_read_block(sg, 0, 0x33)
+    finally:
+        drop_nexus_and_acl(tpg, acl)
+
+
+def test_acl_removed_demo_mode(stack):
+    """Without the ACL the initiator is back in demo mode: every LUN of
+    the TPG under its own number."""
+    so0, so5 = patterned(0x11, 0x55)
+    tpg, acl = masked_target({0: so0, 5: so5}, [(0, 5)])
+    drop_nexus_and_acl(tpg, acl)
+    assert not os.path.exists(acl)
+    link_lun(tpg, 0, so0)
+    link_lun(tpg, 5, so5)
+    wr(tpg + "/nexus", new_wwn())
+    h = rescan_target(tpg)
+    assert [x.rsplit(":", 1)[1] for x in h] == ["0", "5"], h
+    sg = sgdev(tpg, 0)
+    tur(sg)
+    assert read_block(sg) == bytes([0x11]) * 512
+    assert report_luns(sg) == [0, 5]
+
+
+def test_acl_tree(stack):
+    """What acls/<initiator>/ and a mapped lun_M hold."""
+    (so,) = patterned(0x44)
+    tpg = mk_target()
+    lun = link_lun(tpg, 2, so)
+    acl = mk_acl(tpg, new_wwn())
+    try:
+        for d in ("attrib", "auth", "param"):
+            assert os.path.isdir(os.path.join(acl, d)), d
+        m = map_lun(acl, 7, lun, alias="alias1")
+        assert "write_protect" in os.listdir(m)
+        assert os.path.islink(m + "/alias1")
+        assert os.path.realpath(m + "/alias1") == os.path.realpath(lun)
+        assert rd(m + "/write_protect").strip() == "0"
+    finally:
+        for e in os.listdir(acl):
+            if e.startswith("lun_"):
+                unlink_lun(os.path.join(acl, e))
+        unlink_lun(lun)
+        wr(tpg + "/nexus", "NULL")
+        os.rmdir(acl)
+
+
+@pytest.mark.tcmx_only
+def test_acl_bad_names_and_links(stack, dmesg):
+    """Bad ACL and mapped LUN names, links to what is not a LUN of the
+    TPG, a second link, bad write_protect values: errno and one log line
+    each."""
+    (so,) = patterned(0x44)
+    tpg, other = mk_target(), mk_target()
+    lun = link_lun(tpg, 0, so)
+    olun = link_lun(other, 0, so)
+    assert err_of(os.mkdir, tpg + "/acls/" + "iqn." + "x" * 300) == \
+        errno.EINVAL
+    acl = mk_acl(tpg, new_wwn())
+    for bad in ("lun_x", "lun_", "lun_07", "lun_65536", "foo_1"):
+        assert err_of(os.mkdir, acl + "/" + bad) == errno.EINVAL, bad
+    m = acl + "/lun_1"
+    os.mkdir(m)
+    for src in (so, olun, tpg + "/lun"):
+        assert err_of(os.symlink, src, m + "/bad") == errno.EINVAL, src
+    os.symlink(lun, m + "/good")
+    assert err_of(os.symlink, lun, m + "/second") == errno.EEXIST
+    for bad in ("2", "x", "-1"):
+        assert err_of(wr, m + "/write_protect", bad) == errno.EINVAL, bad
+    assert rd(m + "/write_protect").strip() == "0"
+    assert "is not an initiator port name" in dmesg.read()
+    assert "is not one of tpgt_" in dmesg.read()
+    unlink_lun(m)
+    rm_acl(acl)
+
+
+@pytest.mark.tcmx_only
+def test_acl_follows_live_nexus(stack):
+    """On tcmx the disks follow the nexus's map as it changes: an ACL
+    made after the nexus hides the LUNs, a mapping shows one under its
+    mapped number, removing the ACL brings demo mode back, all without a
+    rescan."""
+    so0, so5 = patterned(0x11, 0x55)
+    tpg = mk_target()
+    lun0 = link_lun(tpg, 0, so0)
+    link_lun(tpg, 5, so5)
+    assert [x.rsplit(":", 1)[1] for x in target_sdevs(tpg)] == ["0", "5"]
+    acl = mk_acl(tpg, rd(tpg + "/nexus").strip())
+    assert target_sdevs(tpg) == []
+    # the nexus stays while a LUN of the TPG is linked, mapped or not
+    assert err_of(wr, tpg + "/nexus", "NULL") == errno.EPERM
+    m = map_lun(acl, 3, lun0)
+    assert [x.rsplit(":", 1)[1] for x in target_sdevs(tpg)] == ["3"]
+    sg = sgdev(tpg, 3)
+    tur(sg)
+    assert read_block(sg) == bytes([0x11]) * 512
+    assert report_luns(sg) == [3]
+    unlink_lun(m)
+    assert target_sdevs(tpg) == []
+    rm_acl(acl)
+    assert [x.rsplit(":", 1)[1] for x in target_sdevs(tpg)] == ["0", "5"]
