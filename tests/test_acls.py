@@ -27,7 +27,7 @@ def read_block(sg, lba=0):
 
 
 def report_luns(sg):
-    data = good(sg, [0xa0, 0, 0, 0, 0, 0, 0, 0, 4, 0], din=1024)
+    data = good(sg, [0xa0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0], din=1024)
     n = int.from_bytes(data[0:4], "big") // 8
     return [int.from_bytes(data[8 + 8 * i:10 + 8 * i], "big")
             for i in range(n)]
@@ -62,8 +62,11 @@ def masked_target(sos, maps):
 
 
 def drop_nexus_and_acl(tpg, acl):
-    """Unlink the LUNs, drop the nexus, remove the ACL: the order both
-    stacks take."""
+    """Unmap and unlink the LUNs (configfs keeps a LUN a mapping links to),
+    drop the nexus, remove the ACL: the order both stacks take."""
+    for e in os.listdir(acl):
+        if e.startswith("lun_"):
+            unlink_lun(os.path.join(acl, e))
     for e in os.listdir(tpg + "/lun"):
         unlink_lun(tpg + "/lun/" + e)
     wr(tpg + "/nexus", "NULL")
@@ -161,8 +164,8 @@ def test_acl_bad_names_and_links(stack, dmesg):
     tpg, other = mk_target(), mk_target()
     lun = link_lun(tpg, 0, so)
     olun = link_lun(other, 0, so)
-    assert err_of(os.mkdir, tpg + "/acls/" + "iqn." + "x" * 300) == \
-        errno.EINVAL
+    for bad in ("iqn.a b", "naa.\t1"):
+        assert err_of(os.mkdir, tpg + "/acls/" + bad) == errno.EINVAL, bad
     acl = mk_acl(tpg, new_wwn())
     for bad in ("lun_x", "lun_", "lun_07", "lun_65536", "foo_1"):
         assert err_of(os.mkdir, acl + "/" + bad) == errno.EINVAL, bad
