@@ -511,7 +511,6 @@ static struct tcmx_tpg *loop_make_tpg(struct tcmx_wwn *wwn, u16 tag)
 	lt->hba = hba;
 	lt->tpg.wwn = wwn;
 	lt->tpg.tag = tag;
-	lt->tpg.nexus_name = lt->nexus.name;
 
 	mutex_lock(&hba->lock);
 	if (hba->tags & BIT(tag)) {

@@ -198,6 +198,12 @@ int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
 	n->tpg = tpg;
 	n->acl = tcmx_acl_find(tpg, n->name);
 	list_add_tail(&n->node, &tpg->nexuses);
+	/*
+	 * The TPG's one nexus names the registrations made through it (PR
+	 * reads tpg->nexus_name): the whole name, never one being written.
+	 */
+	if (tpg->ops->nexus_per_tpg)
+		smp_store_release(&tpg->nexus_name, n->name);
 	tcmx_nexus_sync(n, false);
 	mutex_unlock(&tcmx_cfs_mutex);
 	return 0;
@@ -219,6 +225,8 @@ int tcmx_nexus_unregister(struct tcmx_nexus *n)
 	tcmx_nexus_sync(n, true);
 	list_del_init(&n->node);
 	n->acl = NULL;
+	if (tpg->ops->nexus_per_tpg)
+		WRITE_ONCE(tpg->nexus_name, "");
 	mutex_unlock(&tcmx_cfs_mutex);
 	/* commands running inline, then those a backend deferred */
 	synchronize_rcu();

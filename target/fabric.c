@@ -69,6 +69,7 @@ static struct config_group *tcmx_tpg_make(struct config_group *group,
 	tpg->wwn = wwn;
 	tpg->ops = tf->ops;
 	tpg->tag = tag;
+	tpg->nexus_name = "";		/* set by tcmx_nexus_register() */
 	xa_init(&tpg->luns);
 
 	config_group_init_type_name(&tpg->group, name, &tf->tpg_type);

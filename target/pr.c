@@ -129,10 +129,13 @@ struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun)
 	return NULL;
 }
 
-/* the LUN's initiator port */
+/*
+ * the LUN's initiator port: the TPG's nexus, whose name is whole once
+ * published (tcmx_nexus_register()); load it once per use
+ */
 const char *pr_nexus_name(struct tcmx_lun *lun)
 {
-	return lun->tpg->nexus_name ?: "";
+	return smp_load_acquire(&lun->tpg->nexus_name) ?: "";
 }
 
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg)

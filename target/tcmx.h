@@ -250,8 +250,9 @@ struct tcmx_tpg {
 	u16				tag;
 	struct config_group		acl_group;	/* acls/ */
 	/*
-	 * fabric: the initiator port name of the TPG's I_T nexus ("" while
-	 * it has none); stable while a LUN of the TPG is linked
+	 * core, for a nexus_per_tpg fabric: the initiator port name of the
+	 * TPG's registered I_T nexus ("" while it has none); stable while a
+	 * LUN of the TPG is linked and the nexus registered
 	 */
 	const char			*nexus_name;
 	struct xarray			luns;	/* index -> tcmx_lun, RCU */
