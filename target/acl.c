@@ -202,8 +202,10 @@ int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
 	 * The TPG's one nexus names the registrations made through it (PR
 	 * reads tpg->nexus_name): the whole name, never one being written.
 	 */
-	if (tpg->ops->nexus_per_tpg)
+	if (tpg->ops->nexus_per_tpg) {
+		/* the name before the pointer: pairs with pr_nexus_name() */
 		smp_store_release(&tpg->nexus_name, n->name);
+	}
 	tcmx_nexus_sync(n, false);
 	mutex_unlock(&tcmx_cfs_mutex);
 	return 0;

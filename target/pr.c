@@ -135,6 +135,7 @@ struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun)
  */
 const char *pr_nexus_name(struct tcmx_lun *lun)
 {
+	/* pairs with the release in tcmx_nexus_register() */
 	return smp_load_acquire(&lun->tpg->nexus_name) ?: "";
 }
 
