@@ -61,14 +61,35 @@ def masked_target(sos, maps):
     return tpg, acl
 
 
+def unlink_devices(lun):
+    """Remove the device symlinks of a TPG's LUN, leaving its directory."""
+    for e in os.listdir(lun):
+        if os.path.islink(os.path.join(lun, e)):
+            os.unlink(os.path.join(lun, e))
+
+
 def drop_nexus_and_acl(tpg, acl):
-    """Unmap and unlink the LUNs (configfs keeps a LUN a mapping links to),
-    drop the nexus, remove the ACL: the order both stacks take."""
+    """Unlink the LUNs, drop the nexus, remove the ACL: the order both
+    stacks take.  The in-tree loopback counts a linked LUN down only when it
+    finds the LUN's SCSI device (under the TPG's LUN number) as it is
+    unlinked, and refuses to drop the nexus while the count is not 0; an ACL
+    removed under a live nexus waits for it forever.  So every LUN is first
+    mapped under its own number and scanned, then unlinked, then unmapped
+    (configfs keeps a LUN directory while a mapping links to it)."""
     for e in os.listdir(acl):
         if e.startswith("lun_"):
             unlink_lun(os.path.join(acl, e))
-    for e in os.listdir(tpg + "/lun"):
-        unlink_lun(tpg + "/lun/" + e)
+    luns = [tpg + "/lun/" + e for e in os.listdir(tpg + "/lun")]
+    for lun in luns:
+        map_lun(acl, int(lun.rsplit("_", 1)[1]), lun)
+    rescan_target(tpg)
+    for lun in luns:
+        unlink_devices(lun)
+    for e in os.listdir(acl):
+        if e.startswith("lun_"):
+            unlink_lun(os.path.join(acl, e))
+    for lun in luns:
+        os.rmdir(lun)
     wr(tpg + "/nexus", "NULL")
     rm_acl(acl)
 
