@@ -12,8 +12,8 @@ import time
 import pytest
 
 from tcmxlib import (KO, KVER, MODULES, PROJ, T, MiB, hctl, link_lun, load,
-                     loaded, mk_rd, mk_target, rd, run, sgdev, unlink_lun,
-                     unload, write_read_block)
+                     loaded, mk_rd, mk_target, rd, run, sgdev, tur,
+                     unlink_lun, unload, write_read_block)
 
 OWNED = "configfs target/ is owned by another target stack " \
         "(target_core_mod?); unload it first"
@@ -233,7 +233,9 @@ def test_backend_pinned_while_its_device_exists(stack):
     load("tcmx_rd")
     so = mk_rd("again", 16 * MiB)
     link_lun(tpg, 0, so)
-    write_read_block(sgdev(tpg, 0), 5, 0x3c)
+    sg = sgdev(tpg, 0)
+    tur(sg)     # the new LUN's POWER ON, if sd has not taken it yet
+    write_read_block(sg, 5, 0x3c)
 
 
 def refcnt(name):
