@@ -459,9 +459,8 @@ out:
 
 static enum tcmx_status xc_parse_extended_copy(struct tcmx_cmd *cmd)
 {
-	const struct tcmx_backend_ops *ops = cmd->dev->ops;
-
-	if (!ops->read_blocks || !ops->write_blocks)
+	/* emulate_3pc=0: no such command, as in-tree */
+	if (!tcmx_xcopy_enabled(cmd->dev))
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	/* a parameter list length of 0 is no copy, and not an error */
 	if (!get_unaligned_be32(&cmd->cdb[10]))
@@ -536,7 +535,7 @@ static enum tcmx_status xc_copy_status(struct tcmx_cmd *cmd)
 struct tcmx_cmd_desc tcmx_xcopy_cmds[] __ro_after_init = {
 	{ .opcode = EXTENDED_COPY, .sa = 0x00, .len = 16, .dir = DMA_TO_DEVICE,
 	  .flags = XC_FLAGS | TCMX_CMD_WRITE | TCMX_CMD_DEFER,
-	  .name = "EXTENDED COPY(LID1)",
+	  .name = "EXTENDED COPY(LID1)", .enabled = tcmx_xcopy_enabled,
 	  .usage = { EXTENDED_COPY, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
 	  .parse = xc_parse_extended_copy, .execute = xc_extended_copy_work },

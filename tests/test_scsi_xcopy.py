@@ -12,7 +12,8 @@ import pytest
 
 import tcmxlib
 from tcmxlib import MiB
-from tcmxlib import (COPY_ABORTED, INVALID_FIELD, INVALID_PARAM, PARAM_LEN,
+from tcmxlib import (CHECK, COPY_ABORTED, GOOD, ILLEGAL_OPCODE,
+                     INVALID_FIELD, INVALID_PARAM, PARAM_LEN,
                      TOO_MANY_CSCD, TOO_MANY_SEG, UNSUPP_CSCD, kcq)
 
 
@@ -218,3 +219,106 @@ def test_libiscsi_copy_suites(stack, suite):
     out, tests = tcmxlib.iscsi_test_cu(tcmxlib.sgdev(tpg, 0), suite)
     assert tests, out
     assert all(r == "passed" for _, r in tests), out
+
+
+# ---- two devices behind two targets -------------------------------------
+
+BS = 512
+
+
+def read16(fd, lba, n):
+    st, sense, data, _ = tcmxlib.sgio(fd, [0x88, 0] + tcmxlib.be(lba, 8) +
+                                      tcmxlib.be(n, 4) + [0, 0],
+                                      din=n * BS)
+    assert (st, sense) == (0, b""), (st, sense.hex())
+    return data
+
+
+def write16(fd, lba, data):
+    st, sense, _, _ = tcmxlib.sgio(fd, [0x8a, 0] + tcmxlib.be(lba, 8) +
+                                   tcmxlib.be(len(data) // BS, 4) + [0, 0],
+                                   dout=data)
+    return st, kcq(sense)
+
+
+def blockfill(byte, n):
+    return bytes([byte]) * (n * BS)
+
+
+@pytest.fixture
+def two_targets(stack):
+    """Device 1 behind target 1, device 2 behind target 2 (LUN 0 each),
+    each with 8 blocks of its own byte at LBA 0; only /dev/sgN (sd off).
+    A dict: so1, so2, t1, t2, a, b (/dev/sgN of target 1's and target
+    2's LUN 0), fa, fb (those open), naa1, naa2."""
+    with tcmxlib.sd_off():
+        so1 = tcmxlib.mk_rd("xc1", 16 * MiB)
+        so2 = tcmxlib.mk_rd("xc2", 16 * MiB)
+        t1, t2 = tcmxlib.mk_target(), tcmxlib.mk_target()
+        tcmxlib.link_lun(t1, 0, so1)
+        tcmxlib.link_lun(t2, 0, so2)
+        d = dict(so1=so1, so2=so2, t1=t1, t2=t2, a=tcmxlib.sgdev(t1, 0),
+                 b=tcmxlib.sgdev(t2, 0))
+        tcmxlib.ua_clear(d["a"])
+        tcmxlib.ua_clear(d["b"])
+        d["fa"] = os.open(d["a"], os.O_RDWR)
+        d["fb"] = os.open(d["b"], os.O_RDWR)
+        try:
+            d["naa1"], d["naa2"] = naa_of(d["a"]), naa_of(d["b"])
+            assert write16(d["fa"], 0, blockfill(0x11, 8)) == (0, None)
+            assert write16(d["fb"], 0, blockfill(0x22, 8)) == (0, None)
+            yield d
+        finally:
+            os.close(d["fa"])
+            os.close(d["fb"])
+
+
+def caw(fd, lba, old, new):
+    cdb = [0x89, 0] + tcmxlib.be(lba, 8) + [0, 0, 0, 1, 0, 0]
+    st, sense, _, _ = tcmxlib.sgio(fd, cdb, dout=old + new)
+    return st, kcq(sense)
+
+
+def rsoc_one(fd, opcode, sa=None):
+    """REPORT SUPPORTED OPERATION CODES for one command: its SUPPORT."""
+    opts = 1 if sa is None else 2
+    cdb = [0xa3, 0x0c, opts, opcode] + tcmxlib.be(sa or 0, 2) + \
+        tcmxlib.be(64, 4) + [0, 0]
+    st, sense, data, _ = tcmxlib.sgio(fd, cdb, din=64)
+    assert st == 0, sense.hex()
+    return data[1] & 0x07
+
+
+def test_emulate_3pc_and_caw_off_refuse_their_commands(two_targets, stack):
+    """emulate_3pc=0: EXTENDED COPY is an unsupported opcode, INQUIRY
+    clears 3PC; emulate_caw=0: COMPARE AND WRITE is, and the block
+    limits page reports no COMPARE AND WRITE length; back on, both
+    work again."""
+    d = two_targets
+    fa, so1 = d["fa"], d["so1"]
+    inline = plist([cscd(d["naa1"]), cscd(d["naa1"])], [seg(0, 1, 8, 0, 16)])
+    tcmxlib.wr(so1 + "/attrib/emulate_3pc", "0")
+    tcmxlib.wr(so1 + "/attrib/emulate_caw", "0")
+    st, _, inq, _ = tcmxlib.sgio(fa, [0x12, 0, 0, 0, 96, 0], din=96)
+    assert st == 0 and not inq[5] & 0x08, inq[:8].hex()
+    assert xcopy(fa, inline) == (CHECK, ILLEGAL_OPCODE)
+    assert read16(fa, 16, 8) == blockfill(0, 8)
+    one = blockfill(0x11, 1)
+    assert caw(fa, 0, one, blockfill(0x33, 1)) == (CHECK, ILLEGAL_OPCODE)
+    assert read16(fa, 0, 1) == one
+    st, _, b0, _ = tcmxlib.sgio(fa, [0x12, 1, 0xb0, 0, 64, 0], din=64)
+    assert st == 0 and b0[5] == 0, b0[:8].hex()
+    if stack == "tcmx":     # the in-tree 6.1 reports every opcode
+        assert rsoc_one(fa, 0x83, 0) == 1       # not supported
+        assert rsoc_one(fa, 0x89) == 1
+        assert rsoc_one(fa, 0x84, 3) == 3       # RECEIVE COPY RESULTS
+    tcmxlib.wr(so1 + "/attrib/emulate_3pc", "1")
+    tcmxlib.wr(so1 + "/attrib/emulate_caw", "1")
+    st, _, inq, _ = tcmxlib.sgio(fa, [0x12, 0, 0, 0, 96, 0], din=96)
+    assert st == 0 and inq[5] & 0x08
+    assert xcopy(fa, inline) == (GOOD, None)
+    assert read16(fa, 16, 8) == blockfill(0x11, 8)
+    assert caw(fa, 0, one, blockfill(0x33, 1)) == (GOOD, None)
+    if stack == "tcmx":
+        assert rsoc_one(fa, 0x83, 0) == 3
+        assert rsoc_one(fa, 0x89) == 3

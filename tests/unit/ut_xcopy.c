@@ -358,6 +358,48 @@ static void xcopy_vpd(void)
 		    0, 0, 0, 0, 0, 0, UT_FILL);
 }
 
+/*
+ * emulate_3pc=0 on the receiving device: EXTENDED COPY is no command,
+ * INQUIRY clears 3PC, VPD page 8Fh and RSOC leave it out; emulate_caw=0:
+ * COMPARE AND WRITE likewise, and MAXIMUM COMPARE AND WRITE LENGTH is 0.
+ */
+static void xcopy_caw_switched_off(void)
+{
+	u32 len = xt_list_of(0, 3, 1, &ut_dev, &ut_dev, 1, 0, 0, 1, 0, 7000);
+
+	ut_dev.attrib.emulate_3pc = 0;
+	EXPECT(XCOPY(len), TCMX_SENSE_INVALID_OPCODE);
+	CHECK(xt_disk[7000 * 512] == xt_pat(7000 * 512));
+	EXPECT(RUN(C(0x12, 0, 0, 0, 96), 96, IN, 0), UT_GOOD);
+	CHECK(!(ut_data[5] & 0x08));
+	EXPECT(RUN(C(0x12, 1, 0x8f, 0, 255), 255, IN, 0),
+	       TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0xa3, 0x0c, 2, 0x83, 0, 0, 0, 0, 0, 64), 64, IN, 0),
+	       UT_GOOD);
+	CHECK(ut_data[1] == 0x01);
+	/* RECEIVE COPY RESULTS stays, as in-tree */
+	EXPECT(RCR(0x03, 0, 255), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 46);
+	ut_dev.attrib.emulate_3pc = 1;
+	EXPECT(RUN(C(0xa3, 0x0c, 2, 0x83, 0, 0, 0, 0, 0, 64), 64, IN, 0),
+	       UT_GOOD);
+	CHECK(ut_data[1] == 0x03);
+
+	ut_dev.attrib.emulate_caw = 0;
+	memset(xt_list, 0, 1024);
+	EXPECT(RUN_OUT(C(0x89, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 1),
+		       xt_list, 1024, 1024, 0), TCMX_SENSE_INVALID_OPCODE);
+	CHECK(xt_disk[16 * 512] == xt_pat(16 * 512));
+	EXPECT(RUN(C(0xa3, 0x0c, 1, 0x89, 0, 0, 0, 0, 0, 64), 64, IN, 0),
+	       UT_GOOD);
+	CHECK(ut_data[1] == 0x01);
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 64), 64, IN, 0), UT_GOOD);
+	CHECK(ut_data[5] == 0);
+	ut_dev.attrib.emulate_caw = 1;
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 64), 64, IN, 0), UT_GOOD);
+	CHECK(ut_data[5] == 255);
+}
+
 void ut_test_xcopy(void)
 {
 	xt_setup();
@@ -365,6 +407,7 @@ void ut_test_xcopy(void)
 	xcopy_same_device();
 	xcopy_overlap();
 	xcopy_two_devices();
+	xcopy_caw_switched_off();
 	xcopy_errors();
 	xcopy_status_hold();
 	xcopy_vpd();
