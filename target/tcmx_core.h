@@ -219,16 +219,6 @@ void tcmx_core_dir_exit(void);
 bool tcmx_item_is_dev(struct config_item *item);
 struct tcmx_dev *tcmx_item_to_dev(struct config_item *item);
 
-/*
- * device.c: a LUN exporting the enabled device whose NAA designator (VPD
- * page 83h, tcmx_dev_naa()) is the TCMX_NAA_LEN bytes at @naa, pinned like
- * a deferred command's LUN: its device stays until tcmx_lun_put(), and
- * unlinking that LUN waits for it.  NULL if there is none.  Process
- * context; takes no lock an unlink holds while it drains a LUN.
- */
-struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa);
-void tcmx_lun_put(struct tcmx_lun *lun);
-
 /* alua.c: a LUN joins @dev's default group / leaves its group (cd->lock) */
 void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev);
 void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev);

@@ -7,12 +7,14 @@ import os
 import re
 import shutil
 import struct
+import threading
+import time
 
 import pytest
 
 import tcmxlib
 from tcmxlib import MiB
-from tcmxlib import (CHECK, COPY_ABORTED, GOOD, ILLEGAL_OPCODE,
+from tcmxlib import (CHECK, CONFLICT, COPY_ABORTED, GOOD, ILLEGAL_OPCODE,
                      INVALID_FIELD, INVALID_PARAM, PARAM_LEN,
                      TOO_MANY_CSCD, TOO_MANY_SEG, UNSUPP_CSCD, kcq)
 
@@ -152,9 +154,9 @@ def test_sg_copy_results_operating_parameters(scsi_lun):
 
 
 @pytest.mark.tcmx_only
-def test_xcopy_third_lun_and_errors(stack):
-    """A copy between LUNs 0 and 1 sent to LUN 2, and the sense of each
-    kind of bad parameter list."""
+def test_xcopy_list_id_and_errors(stack):
+    """A copy from LUN 0 to LUN 1 sent to LUN 0, its COPY STATUS, and the
+    sense of each kind of bad parameter list."""
     tpg, sos = tcmxlib.setup_luns(3, 16 * MiB)
     devs = [tcmxlib.disk(tpg, i) for i in range(3)]
     for dev in devs:
@@ -162,7 +164,7 @@ def test_xcopy_third_lun_and_errors(stack):
     sgs = [tcmxlib.sgdev(tpg, i) for i in range(3)]
     naas = [naa_of(s) for s in sgs]
     want = fill(devs[0], 0, 2, 0x77)
-    fd = os.open(sgs[2], os.O_RDWR)
+    fd = os.open(sgs[0], os.O_RDWR)
     try:
         st, sense = xcopy(fd, plist([cscd(naas[0]), cscd(naas[1])],
                                     [seg(0, 1, 4096, 0, 2048)], 5, 0))
@@ -271,6 +273,137 @@ def two_targets(stack):
         finally:
             os.close(d["fa"])
             os.close(d["fb"])
+
+
+def copy_1_2(d, si, di, slba, dlba, fd=None, n=8):
+    """EXTENDED COPY of n blocks, CSCD 0 device 1 and CSCD 1 device 2,
+    from CSCD si to CSCD di, sent to fd (target 1's LUN 0)."""
+    return xcopy(d["fa"] if fd is None else fd,
+                 plist([cscd(d["naa1"]), cscd(d["naa2"])],
+                       [seg(si, di, n, slba, dlba)]))
+
+
+def test_xcopy_only_reaches_the_nexus_luns(two_targets):
+    """Through target 1, device 2 (behind target 2 only) can be neither
+    read nor written by a copy; a copy within device 1 works."""
+    d = two_targets
+    assert copy_1_2(d, 1, 0, 0, 16) == (CHECK, COPY_ABORTED)
+    assert copy_1_2(d, 0, 1, 0, 16) == (CHECK, COPY_ABORTED)
+    assert read16(d["fb"], 0, 32) == blockfill(0x22, 8) + blockfill(0, 24)
+    assert read16(d["fa"], 16, 8) == blockfill(0, 8)
+    st = xcopy(d["fa"], plist([cscd(d["naa1"]), cscd(d["naa1"])],
+                              [seg(0, 1, 8, 0, 16)]))
+    assert st == (GOOD, None)
+    assert read16(d["fa"], 0, 24) == blockfill(0x11, 8) + blockfill(0, 8) \
+        + blockfill(0x11, 8)
+
+
+def test_xcopy_receiving_lu_is_source_or_destination(two_targets):
+    """Device 2 mapped to target 1 as LUN 1: a copy between LUN 0 and
+    LUN 1 works sent to either, but not sent to a third LUN of the
+    nexus that is neither."""
+    d = two_targets
+    with tcmxlib.sd_off():
+        tcmxlib.link_lun(d["t1"], 1, d["so2"])
+        so3 = tcmxlib.mk_rd("xc3", 16 * MiB)
+        tcmxlib.link_lun(d["t1"], 2, so3)
+        a2, a3 = tcmxlib.sgdev(d["t1"], 1), tcmxlib.sgdev(d["t1"], 2)
+        for sg in (d["a"], a2, a3):
+            tcmxlib.ua_clear(sg)
+    f3 = os.open(a3, os.O_RDWR)
+    try:
+        assert copy_1_2(d, 0, 1, 0, 16, fd=f3) == (CHECK, COPY_ABORTED)
+        assert read16(d["fb"], 16, 8) == blockfill(0, 8)
+    finally:
+        os.close(f3)
+    assert copy_1_2(d, 0, 1, 0, 16) == (GOOD, None)
+    assert read16(d["fb"], 16, 8) == blockfill(0x11, 8)
+    f2 = os.open(a2, os.O_RDWR)
+    try:
+        assert copy_1_2(d, 1, 0, 0, 32, fd=f2) == (GOOD, None)
+    finally:
+        os.close(f2)
+    assert read16(d["fa"], 32, 8) == blockfill(0x22, 8)
+
+
+def test_xcopy_remote_side_passes_reservation_and_3pc(two_targets, stack):
+    """Device 2 mapped to target 1 too (LUN 1), reserved by target 2's
+    nexus: target 1's copy may read it under Write Exclusive but not
+    write it, nor read it under Exclusive Access; with emulate_3pc=0 on
+    device 2 it is no copy target at all."""
+    d = two_targets
+    with tcmxlib.sd_off():
+        tcmxlib.link_lun(d["t1"], 1, d["so2"])
+        a2 = tcmxlib.sgdev(d["t1"], 1)
+        tcmxlib.ua_clear(d["a"])
+        tcmxlib.ua_clear(a2)
+    fb = d["fb"]
+    assert tcmxlib.prout(fb, 0, sa_key=0xb) == (GOOD, None)
+    assert tcmxlib.prout(fb, 1, key=0xb, type_=1) == (GOOD, None)   # WE
+    # what a WRITE from target 1 gets, and what the copy must get too
+    st, _, _ = tcmxlib.cmd(a2, [0x8a, 0] + tcmxlib.be(16, 8) +
+                           tcmxlib.be(1, 4) + [0, 0], dout=bytes(BS))
+    assert st == CONFLICT
+    st = copy_1_2(d, 0, 1, 0, 16)
+    assert st[0] != GOOD
+    if stack == "tcmx":     # as in-tree's copies that fail midway
+        assert st == (CHECK, COPY_ABORTED)
+    assert read16(fb, 16, 8) == blockfill(0, 8)
+    assert copy_1_2(d, 1, 0, 0, 16) == (GOOD, None)
+    assert read16(d["fa"], 16, 8) == blockfill(0x22, 8)
+    assert tcmxlib.prout(fb, 2, key=0xb, type_=1) == (GOOD, None)   # release
+    assert tcmxlib.prout(fb, 1, key=0xb, type_=3) == (GOOD, None)   # EA
+    st = copy_1_2(d, 1, 0, 0, 24)
+    assert st[0] != GOOD
+    if stack == "tcmx":
+        assert st == (CHECK, COPY_ABORTED)
+    assert read16(d["fa"], 24, 8) == blockfill(0, 8)
+    assert tcmxlib.prout(fb, 2, key=0xb, type_=3) == (GOOD, None)
+    tcmxlib.ua_clear(a2)
+    tcmxlib.wr(d["so2"] + "/attrib/emulate_3pc", "0")
+    assert copy_1_2(d, 0, 1, 0, 16) == (CHECK, COPY_ABORTED)
+    assert read16(fb, 16, 8) == blockfill(0, 8)
+    tcmxlib.wr(d["so2"] + "/attrib/emulate_3pc", "1")
+    assert copy_1_2(d, 0, 1, 0, 16) == (GOOD, None)
+    assert read16(fb, 16, 8) == blockfill(0x11, 8)
+
+
+def read_all(fd, blocks):
+    return b"".join(read16(fd, lba, 2048) for lba in range(0, blocks, 2048))
+
+
+@pytest.mark.tcmx_only
+def test_xcopy_fenced_by_preempt_and_abort(two_targets):
+    """A 16 MiB copy from device 1 to device 2 through target 1's LUN 1,
+    registered to device 2 under Write Exclusive - Registrants Only; target
+    2 preempts it with PREEMPT AND ABORT meanwhile: once that completed,
+    nothing more of the copy lands on device 2."""
+    d = two_targets
+    blocks = 16 * MiB // BS
+    with tcmxlib.sd_off():
+        tcmxlib.link_lun(d["t1"], 1, d["so2"])
+        a2 = tcmxlib.sgdev(d["t1"], 1)
+        tcmxlib.ua_clear(d["a"])
+        tcmxlib.ua_clear(a2)
+    fb = d["fb"]
+    for lba in range(0, blocks, 2048):
+        assert write16(fb, lba, blockfill(0x22, 2048)) == (GOOD, None)
+    assert tcmxlib.prout(a2, 0, sa_key=0xa) == (GOOD, None)
+    assert tcmxlib.prout(fb, 0, sa_key=0xb) == (GOOD, None)
+    assert tcmxlib.prout(a2, 1, key=0xa, type_=5) == (GOOD, None)
+    result = []
+    copier = threading.Thread(target=lambda: result.append(
+        copy_1_2(d, 0, 1, 0, 0, n=blocks - 1)))
+    copier.start()
+    time.sleep(0.05)
+    assert tcmxlib.prout(fb, 5, key=0xb, sa_key=0xa, type_=5) == (GOOD, None)
+    after_preempt = read_all(fb, blocks)
+    copier.join(120)
+    assert not copier.is_alive()
+    assert result[0] in ((GOOD, None), (CHECK, COPY_ABORTED)), result
+    print("copy: %s, %d of %d blocks copied when the preempt completed" % (
+        result[0], after_preempt.count(bytes(BS)), blocks))
+    assert read_all(fb, blocks) == after_preempt
 
 
 def caw(fd, lba, old, new):
