@@ -28,7 +28,6 @@
 #define RSOC_ONE_HDR		4	/* one command: header before the usage */
 
 const struct tcmx_cmd_desc *tcmx_opcodes[256] __ro_after_init;
-static unsigned int tcmx_nr_rows __ro_after_init;
 
 enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd)
 {
@@ -241,7 +240,6 @@ static int __init tcmx_cdb_add(struct tcmx_cmd_desc *rows)
 		for (i = 1; i < d->len; i++)
 			d->reject[i / 8] |= (u64)(u8)~d->usage[i] << (i % 8 * 8);
 		tcmx_cdb_insert(d);
-		tcmx_nr_rows++;
 	}
 	return 0;
 }
@@ -281,6 +279,13 @@ static void rsoc_fill_ctd(u8 *p)
 	put_unaligned_be16(RSOC_CTD_LEN - 2, p);
 }
 
+/* A row the device has: REPORT SUPPORTED OPERATION CODES lists it. */
+static bool rsoc_listed(const struct tcmx_cmd_desc *d,
+			const struct tcmx_dev *dev)
+{
+	return !d->enabled || d->enabled(dev);
+}
+
 static enum tcmx_status rsoc_all(struct tcmx_cmd *cmd, bool ctd, u32 limit)
 {
 	u32 dlen = RSOC_DESC_LEN + (ctd ? RSOC_CTD_LEN : 0);
@@ -289,10 +294,10 @@ static enum tcmx_status rsoc_all(struct tcmx_cmd *cmd, bool ctd, u32 limit)
 	u32 off = 4;
 	unsigned int op;
 
-	put_unaligned_be32(tcmx_nr_rows * dlen, p);
-	tcmx_cmd_copy_at(cmd, p, 4, 0, limit);
 	for (op = 0; op < ARRAY_SIZE(tcmx_opcodes); op++) {
-		for (d = tcmx_opcodes[op]; d; d = d->next_sa, off += dlen) {
+		for (d = tcmx_opcodes[op]; d; d = d->next_sa) {
+			if (!rsoc_listed(d, cmd->dev))
+				continue;
 			memset(p, 0, sizeof(p));
 			p[0] = d->opcode;
 			if (d->flags & TCMX_CMD_SA) {
@@ -305,8 +310,11 @@ static enum tcmx_status rsoc_all(struct tcmx_cmd *cmd, bool ctd, u32 limit)
 			}
 			put_unaligned_be16(d->len, &p[6]);
 			tcmx_cmd_copy_at(cmd, p, dlen, off, limit);
+			off += dlen;
 		}
 	}
+	put_unaligned_be32(off - 4, p);
+	tcmx_cmd_copy_at(cmd, p, 4, 0, limit);
 	cmd->xfer_len = min3(off, limit, cmd->data_len);
 	return TCMX_GOOD;
 }
@@ -326,6 +334,8 @@ static enum tcmx_status rsoc_one(struct tcmx_cmd *cmd, u8 options, bool ctd,
 					2, 2);
 	if (has_sa)
 		d = sa <= TCMX_SA_MASK ? tcmx_find_sa(d, sa) : NULL;
+	if (d && !rsoc_listed(d, cmd->dev))
+		d = NULL;
 
 	if (!d) {
 		p[1] = RSOC_NOT_SUPPORTED;

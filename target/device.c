@@ -24,7 +24,6 @@
 #include <linux/string.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 #include "tcmx_core.h"
 #include "device.h"
 
@@ -127,75 +126,6 @@ static void tcmx_backend_report_missing(const char *name)
 	mutex_unlock(&tcmx_cfs_mutex);
 	pr_err("no backstore plugin '%s' (tcmx provides: %s)\n",
 	       name, n ? list : "none");
-}
-
-/* ------------------------------------------------------------------ */
-/* all devices, for EXTENDED COPY's look-up by designator             */
-/* ------------------------------------------------------------------ */
-
-/*
- * Devices from mkdir to release, by statistics index.  Its own mutex, not
- * tcmx_cfs_mutex: an unlink holds that one while it waits for the LUN's
- * commands, one of which may be looking a device up here.
- */
-static DEFINE_XARRAY(tcmx_devs);
-static DEFINE_MUTEX(tcmx_devs_mutex);
-
-static int tcmx_devs_add(struct tcmx_dev *dev)
-{
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-	int ret;
-
-	mutex_lock(&tcmx_devs_mutex);
-	ret = xa_insert(&tcmx_devs, cd->stats.index, dev, GFP_KERNEL);
-	mutex_unlock(&tcmx_devs_mutex);
-	return ret;
-}
-
-static void tcmx_devs_del(struct tcmx_dev *dev)
-{
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-
-	mutex_lock(&tcmx_devs_mutex);
-	if (xa_load(&tcmx_devs, cd->stats.index) == dev)
-		xa_erase(&tcmx_devs, cd->stats.index);
-	mutex_unlock(&tcmx_devs_mutex);
-}
-
-/*
- * A LUN on cd->luns (under cd->lock) has a live or killed reference,
- * never an exited one: only a live one is taken.
- */
-struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa)
-{
-	struct tcmx_lun *lun, *found = NULL;
-	u8 mine[TCMX_NAA_LEN];
-	struct tcmx_core_dev *cd;
-	struct tcmx_dev *dev;
-	unsigned long index;
-
-	mutex_lock(&tcmx_devs_mutex);
-	xa_for_each(&tcmx_devs, index, dev) {
-		cd = tcmx_core(dev);
-		mutex_lock(&cd->lock);
-		if (cd->enabled && cd->export_count &&
-		    tcmx_dev_naa(dev, mine) && !memcmp(mine, naa, sizeof(mine)))
-			list_for_each_entry(lun, &cd->luns, dev_node)
-				if (percpu_ref_tryget_live(&lun->ref)) {
-					found = lun;
-					break;
-				}
-		mutex_unlock(&cd->lock);
-		if (found)
-			break;
-	}
-	mutex_unlock(&tcmx_devs_mutex);
-	return found;
-}
-
-void tcmx_lun_put(struct tcmx_lun *lun)
-{
-	percpu_ref_put(&lun->ref);
 }
 
 /* ------------------------------------------------------------------ */
@@ -340,7 +270,6 @@ static void tcmx_dev_release(struct config_item *item)
 	struct tcmx_dev *dev = to_dev(item);
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	tcmx_devs_del(dev);
 	if (dev->ops) {		/* NULL: tcmx_hba_make_dev() failed */
 		mutex_lock(&cd->lock);
 		if (dev->ops->free_dev)
@@ -416,21 +345,12 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 		if (ret)
 			goto out_put;
 	}
-	ret = tcmx_devs_add(dev);
-	if (ret)
-		goto out_free;
 
 	mutex_lock(&tcmx_cfs_mutex);
 	tcmx_dev_count++;
 	mutex_unlock(&tcmx_cfs_mutex);
 	return &dev->group;
 
-out_free:
-	if (dev->ops->free_dev) {
-		mutex_lock(&cd->lock);
-		dev->ops->free_dev(dev);
-		mutex_unlock(&cd->lock);
-	}
 out_put:
 	dev->ops = NULL;	/* nothing for release to undo */
 	config_item_put(&dev->group.cg_item);

@@ -348,6 +348,9 @@ static enum tcmx_status integ_parse_caw(struct tcmx_cmd *cmd)
 	struct tcmx_dev *dev = cmd->dev;
 	u64 need = (u64)cmd->nr_blocks << (dev->block_shift + 1);
 
+	/* emulate_caw=0: no such command, as in-tree */
+	if (!tcmx_caw_enabled(dev))
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	if (!cmd->nr_blocks) {
 		cmd->execute = tcmx_execute_nop;
 		return TCMX_GOOD;
@@ -460,7 +463,8 @@ struct tcmx_cmd_desc tcmx_integrity_cmds[] __ro_after_init = {
 	  .flags = INTEG_WRITE_ROW, .name = "COMPARE AND WRITE",
 	  .usage = { COMPARE_AND_WRITE, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff, 0x1f, 0x00 },
-	  .parse = integ_parse_caw, .execute = integ_caw_fn },
+	  .parse = integ_parse_caw, .execute = integ_caw_fn,
+	  .enabled = tcmx_caw_enabled },
 	{ .opcode = ORWRITE_16, .len = 16, .dir = DMA_TO_DEVICE,
 	  .flags = INTEG_WRITE_ROW, .name = "ORWRITE(16)",
 	  .usage = { ORWRITE_16, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,

@@ -55,10 +55,10 @@ static u8 spc_tpgs(struct tcmx_cmd *cmd)
 	return gp ? (gp->access_type & 0x03) << 4 : 0;
 }
 
-/* EXTENDED COPY (xcopy.c) needs the backend's block operations */
+/* EXTENDED COPY (xcopy.c): emulate_3pc, and the backend's block operations */
 static bool spc_has_3pc(struct tcmx_dev *dev)
 {
-	return dev->ops->read_blocks && dev->ops->write_blocks;
+	return tcmx_xcopy_enabled(dev);
 }
 
 static u32 spc_inquiry_std(struct tcmx_cmd *cmd, u8 *buf)
@@ -300,8 +300,9 @@ static u32 spc_vpd_block_limits(struct tcmx_cmd *cmd, u8 *buf)
 	struct tcmx_dev_attrib *a = &dev->attrib;
 	u32 max_blocks = a->hw_max_sectors;
 
-	/* MAXIMUM COMPARE AND WRITE LENGTH */
-	buf[5] = min_t(u32, TCMX_CAW_MAX_BLOCKS, max_blocks);
+	/* MAXIMUM COMPARE AND WRITE LENGTH; 0 with emulate_caw=0 */
+	if (tcmx_caw_enabled(dev))
+		buf[5] = min_t(u32, TCMX_CAW_MAX_BLOCKS, max_blocks);
 	put_unaligned_be32(max_blocks, &buf[8]);
 	put_unaligned_be32(spc_opt_xfer_blocks(dev, max_blocks), &buf[12]);
 	if (a->emulate_tpu) {

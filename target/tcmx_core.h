@@ -240,16 +240,6 @@ void tcmx_core_dir_exit(void);
 bool tcmx_item_is_dev(struct config_item *item);
 struct tcmx_dev *tcmx_item_to_dev(struct config_item *item);
 
-/*
- * device.c: a LUN exporting the enabled device whose NAA designator (VPD
- * page 83h, tcmx_dev_naa()) is the TCMX_NAA_LEN bytes at @naa, pinned like
- * a deferred command's LUN: its device stays until tcmx_lun_put(), and
- * unlinking that LUN waits for it.  NULL if there is none.  Process
- * context; takes no lock an unlink holds while it drains a LUN.
- */
-struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa);
-void tcmx_lun_put(struct tcmx_lun *lun);
-
 /* alua.c: a LUN joins @dev's default group / leaves its group (cd->lock) */
 void tcmx_alua_lun_join(struct tcmx_lun *lun, struct tcmx_dev *dev);
 void tcmx_alua_lun_leave(struct tcmx_lun *lun, struct tcmx_dev *dev);
@@ -355,6 +345,12 @@ struct tcmx_cmd_desc {
 	u8			usage[TCMX_CDB_MAX];
 	enum tcmx_status	(*parse)(struct tcmx_cmd *cmd);
 	tcmx_execute_fn		execute;
+	/*
+	 * NULL, or whether @dev has the command at all (an attribute turns
+	 * it off): REPORT SUPPORTED OPERATION CODES lists it only then, and
+	 * the row's ->parse refuses it otherwise, off the fast path.
+	 */
+	bool			(*enabled)(const struct tcmx_dev *dev);
 	/* filled in by tcmx_cdb_init() */
 	u64			reject[TCMX_CDB_MAX / 8];	/* bits not in usage */
 	const struct tcmx_cmd_desc *next_sa;	/* same opcode, next SA */
@@ -389,6 +385,24 @@ bool tcmx_dev_naa(struct tcmx_dev *dev, u8 *naa);
 #define TCMX_XCOPY_MAX_LIST		1024
 #define TCMX_XCOPY_MAX_SEG_BYTES	(256U << 20)
 #define TCMX_XCOPY_IDS			16
+
+/*
+ * EXTENDED COPY and RECEIVE COPY RESULTS' copy manager (xcopy.c): on with
+ * emulate_3pc and a backend with block operations.  INQUIRY's 3PC bit and
+ * VPD page 8Fh (spc.c) follow it.  COMPARE AND WRITE (sbc_integrity.c) is
+ * on with emulate_caw, and so is the block limits page's MAXIMUM COMPARE
+ * AND WRITE LENGTH.
+ */
+static inline bool tcmx_xcopy_enabled(const struct tcmx_dev *dev)
+{
+	return dev->attrib.emulate_3pc && dev->ops->read_blocks &&
+	       dev->ops->write_blocks;
+}
+
+static inline bool tcmx_caw_enabled(const struct tcmx_dev *dev)
+{
+	return dev->attrib.emulate_caw;
+}
 
 /* row arrays, ended by a row of len 0 */
 extern struct tcmx_cmd_desc tcmx_sbc_cmds[];

@@ -6,25 +6,34 @@
  * RESULTS with COPY STATUS and OPERATING PARAMETERS.
  *
  * The limits are those of the in-tree LIO: two CSCD descriptors, one
- * segment, a 1024-byte descriptor list, no inline data.  Unlike it, either
- * LU of a segment may be any tcmx LU with an exported LUN, the one that
- * received the command or not, and the status of a copy with a list
- * identifier can be read back with COPY STATUS.
+ * segment, a 1024-byte descriptor list, no inline data.  As there, a copy
+ * stays within what its I_T nexus reaches: one LU of a segment is the one
+ * that received the command, the other one the nexus reaches through
+ * another of its LUNs, and a LU with emulate_3pc=0 is none of them.  Unlike
+ * there, the status of a copy with a list identifier can be read back with
+ * COPY STATUS.
  *
  * EXTENDED COPY runs in a worker (TCMX_CMD_DEFER): it copies the parameter
  * list, checks it whole before it touches the medium, pins the other LU
- * through one of its LUNs (tcmx_lun_get_by_naa()) and moves the blocks
+ * through the nexus's LUN (xc_nexus_lun_by_naa()) and moves the blocks
  * through a bounce buffer of at most XC_CHUNK_BYTES, one chunk at a time
- * under the destination's write exclusion.
+ * under the destination's write exclusion.  Before each chunk both sides
+ * pass the gate as a READ and a WRITE from the nexus would (ALUA,
+ * reservations, SWP), or the copy stops there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
+#include <linux/xarray.h>
 #include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
@@ -308,36 +317,127 @@ static enum tcmx_status xc_parse(struct tcmx_cmd *cmd, struct xc_op *op,
 	return TCMX_GOOD;
 }
 
-/* ---- the copy --------------------------------------------------------- */
+/* ---- the LUs of a copy ------------------------------------------------ */
 
 /*
- * The LU CSCD descriptor @index names: the receiving device itself
- * (nothing to pin), or another one pinned through *@pin.  NULL if there is
- * no such descriptor or LU, or the LU cannot be read and written here.
+ * One LU of a copy, as the sending I_T nexus reaches it: through the
+ * receiving LUN (cmd->lun, which the deferral pinned), or through another
+ * LUN of the nexus, pinned here the way a deferred command pins its own:
+ * its device stays until xc_unpin(), and unlinking the LUN or a PREEMPT AND
+ * ABORT of the nexus (both wait for lun->deferred) waits for the copy.
  */
-static struct tcmx_dev *xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op,
-				   u16 index, struct tcmx_lun **pin)
+struct xc_lu {
+	struct tcmx_lun	*lun;
+	struct tcmx_dev	*dev;
+	bool		pinned;
+};
+
+/* What the gate checks for the copy's own READs and WRITEs (see below). */
+#define XC_GATE_BITS	(BIT(TCMX_GATE_ALUA) | BIT(TCMX_GATE_PR) | \
+			 BIT(TCMX_GATE_WP))
+
+/* @dev is @naa's LU and takes part in copies (the in-tree skips it too) */
+static bool xc_dev_is(struct tcmx_dev *dev, const u8 *naa)
+{
+	u8 mine[TCMX_NAA_LEN];
+
+	return dev && tcmx_xcopy_enabled(dev) && tcmx_dev_naa(dev, mine) &&
+	       !memcmp(mine, naa, sizeof(mine));
+}
+
+/*
+ * The LUN through which the sending I_T nexus reaches the LU named @naa,
+ * with a live reference taken; NULL if it reaches none.  A nexus reaches
+ * its TPG's LUNs (a loopback TPG has one nexus); with node ACLs, the LUNs
+ * its ACL maps: this is the one place that knows.  A LUN found under RCU
+ * is published, so its reference is live or killed but not yet exited;
+ * once taken, lun->dev stays set until it is put.
+ */
+static struct tcmx_lun *xc_nexus_lun_by_naa(struct tcmx_cmd *cmd,
+					    const u8 *naa)
+{
+	struct tcmx_lun *lun, *found = NULL;
+	unsigned long index;
+
+	rcu_read_lock();
+	xa_for_each(&cmd->tpg->luns, index, lun) {
+		if (!percpu_ref_tryget_live(&lun->ref))
+			continue;
+		if (xc_dev_is(lun->dev, naa)) {
+			found = lun;
+			break;
+		}
+		percpu_ref_put(&lun->ref);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * The LU CSCD descriptor @index names, into *@lu: the receiving one, or
+ * another the nexus reaches, pinned.  False if there is no such
+ * descriptor or the nexus reaches no such LU.
+ */
+static bool xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op, u16 index,
+		       struct xc_lu *lu)
 {
 	const u8 *naa;
-	u8 local[TCMX_NAA_LEN];
-	struct tcmx_dev *dev;
 
-	*pin = NULL;
 	if (index >= op->nr_cscd)
-		return NULL;
+		return false;
 	naa = &op->cscd[index * XC_CSCD_LEN + 8];
-	if (tcmx_dev_naa(cmd->dev, local) && !memcmp(naa, local, sizeof(local)))
-		return cmd->dev;
-	*pin = tcmx_lun_get_by_naa(naa);
-	if (!*pin)
-		return NULL;
-	dev = (*pin)->dev;
-	if (dev->ops->read_blocks && dev->ops->write_blocks)
-		return dev;
-	tcmx_lun_put(*pin);
-	*pin = NULL;
-	return NULL;
+	if (xc_dev_is(cmd->dev, naa)) {
+		*lu = (struct xc_lu){ .lun = cmd->lun, .dev = cmd->dev };
+		return true;
+	}
+	lu->lun = xc_nexus_lun_by_naa(cmd, naa);
+	if (!lu->lun)
+		return false;
+	lu->dev = lu->lun->dev;
+	lu->pinned = true;
+	atomic_inc(&lu->lun->deferred);
+	return true;
 }
+
+static void xc_unpin(struct xc_lu *lu)
+{
+	if (!lu->pinned)
+		return;
+	if (atomic_dec_and_test(&lu->lun->deferred))
+		wake_up_var(&lu->lun->deferred);
+	percpu_ref_put(&lu->lun->ref);
+	lu->pinned = false;
+}
+
+/*
+ * Whether a READ(16) (or with @write a WRITE(16)) of @n blocks at @lba,
+ * sent by the copy's nexus through @lu's LUN, would pass the gate: the
+ * LUN's ALUA state, the device's reservations and SWP.  Not its unit
+ * attentions: those are the initiator's to take, not the copy's.  Asked
+ * before each chunk, with the LUN pinned, so that once a PREEMPT AND ABORT
+ * of the nexus has waited for it nothing more of the copy lands.
+ */
+static bool xc_gate_passes(struct tcmx_cmd *cmd, struct xc_lu *lu,
+			   bool write, u64 lba, u32 n)
+{
+	unsigned long gate = READ_ONCE(lu->dev->gate) & XC_GATE_BITS;
+	u8 cdb[TCMX_CDB_MAX] = { write ? WRITE_16 : READ_16 };
+	u8 sense[TCMX_SENSE_BUFFER_LEN];
+	struct tcmx_cmd io = {
+		.tpg = cmd->tpg, .lun_id = lu->lun->index, .cdb = cdb,
+		.cdb_len = 16, .sense = sense, .lun = lu->lun, .dev = lu->dev,
+		.data_dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE,
+		.data_len = n << lu->dev->block_shift,
+	};
+
+	if (!gate)
+		return true;
+	put_unaligned_be64(lba, &cdb[2]);
+	put_unaligned_be32(n, &cdb[10]);
+	return tcmx_gate(&io, tcmx_cdb_row(cdb), gate) == TCMX_GOOD;
+}
+
+/* ---- the copy --------------------------------------------------------- */
 
 /*
  * Move the segment in chunks; backwards when the destination overlaps the
@@ -345,33 +445,40 @@ static struct tcmx_dev *xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op,
  * it is overwritten.
  */
 static enum tcmx_status xc_move(struct tcmx_cmd *cmd, struct xc_op *op,
-				struct tcmx_dev *src, struct tcmx_dev *dst)
+				struct xc_lu *src, struct xc_lu *dst)
 {
-	u32 chunk = min_t(u32, XC_CHUNK_BYTES >> src->block_shift, op->nolb);
-	bool back = src == dst && op->dst_lba > op->src_lba &&
+	struct tcmx_dev *sdev = src->dev, *ddev = dst->dev;
+	u32 chunk = min_t(u32, XC_CHUNK_BYTES >> sdev->block_shift, op->nolb);
+	bool back = sdev == ddev && op->dst_lba > op->src_lba &&
 		    op->dst_lba < op->src_lba + op->nolb;
 	u64 done = 0;
 	void *buf;
 	int ret = 0;
 
-	buf = kvmalloc((size_t)chunk << src->block_shift, GFP_KERNEL);
+	buf = kvmalloc((size_t)chunk << sdev->block_shift, GFP_KERNEL);
 	if (!buf)
 		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
 	while (done < op->nolb) {
 		u32 n = min_t(u64, chunk, op->nolb - done);
 		u64 at = back ? op->nolb - done - n : done;
 
-		ret = src->ops->read_blocks(src, op->src_lba + at, n, buf);
+		if (!xc_gate_passes(cmd, src, false, op->src_lba + at, n))
+			ret = -EACCES;
+		else
+			ret = sdev->ops->read_blocks(sdev, op->src_lba + at, n,
+						     buf);
+		if (!ret && !xc_gate_passes(cmd, dst, true, op->dst_lba + at, n))
+			ret = -EACCES;
 		if (ret)
 			break;
 		/* not interleaved with a COMPARE AND WRITE (sbc_integrity.c) */
-		tcmx_excl_lock(dst, op->dst_lba + at, n);
-		ret = dst->ops->write_blocks(dst, op->dst_lba + at, n, buf);
-		tcmx_excl_unlock(dst);
+		tcmx_excl_lock(ddev, op->dst_lba + at, n);
+		ret = ddev->ops->write_blocks(ddev, op->dst_lba + at, n, buf);
+		tcmx_excl_unlock(ddev);
 		if (ret)
 			break;
 		done += n;
-		op->done = done << src->block_shift;
+		op->done = done << sdev->block_shift;
 		xc_progress(op, 0, XC_RUNNING);
 		cond_resched();
 	}
@@ -383,42 +490,42 @@ static enum tcmx_status xc_move(struct tcmx_cmd *cmd, struct xc_op *op,
 	return TCMX_GOOD;
 }
 
+/*
+ * The receiving LU must be the source or the destination: a copy moves
+ * nothing the nexus could not move itself through the receiving LUN and
+ * one other of its own.  A refusal is COPY TARGET DEVICE NOT REACHABLE, as
+ * in-tree, which tells the initiator to copy by READ and WRITE instead.
+ */
 static enum tcmx_status xc_run(struct tcmx_cmd *cmd, struct xc_op *op)
 {
-	struct tcmx_lun *src_pin, *dst_pin = NULL;
-	struct tcmx_dev *src, *dst = NULL;
+	struct xc_lu src = {}, dst = {};
+	struct tcmx_dev *sdev, *ddev;
 	enum tcmx_status status;
 
-	src = xc_resolve(cmd, op, op->stdi, &src_pin);
-	if (src)
-		dst = xc_resolve(cmd, op, op->dtdi, &dst_pin);
-	if (!src || !dst) {
+	if (!xc_resolve(cmd, op, op->stdi, &src) ||
+	    !xc_resolve(cmd, op, op->dtdi, &dst) ||
+	    (src.pinned && dst.pinned)) {
 		status = tcmx_sense(cmd, TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
 		goto out;
 	}
-	if (src->block_size != dst->block_size) {
+	sdev = src.dev;
+	ddev = dst.dev;
+	if (sdev->block_size != ddev->block_size) {
 		status = xc_bad_param(cmd, XC_HDR_LEN + op->dtdi * XC_CSCD_LEN +
 				      29, TCMX_NO_BIT);
 		goto out;
 	}
-	if (op->src_lba > src->nr_blocks ||
-	    op->nolb > src->nr_blocks - op->src_lba ||
-	    op->dst_lba > dst->nr_blocks ||
-	    op->nolb > dst->nr_blocks - op->dst_lba) {
+	if (op->src_lba > sdev->nr_blocks ||
+	    op->nolb > sdev->nr_blocks - op->src_lba ||
+	    op->dst_lba > ddev->nr_blocks ||
+	    op->nolb > ddev->nr_blocks - op->dst_lba) {
 		status = tcmx_sense(cmd, TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
 		goto out;
 	}
-	/* the gate saw the receiving device only */
-	if (dst != cmd->dev && test_bit(TCMX_GATE_WP, &dst->gate)) {
-		status = tcmx_sense(cmd, TCMX_SENSE_WRITE_PROTECTED);
-		goto out;
-	}
-	status = op->nolb ? xc_move(cmd, op, src, dst) : TCMX_GOOD;
+	status = op->nolb ? xc_move(cmd, op, &src, &dst) : TCMX_GOOD;
 out:
-	if (src_pin)
-		tcmx_lun_put(src_pin);
-	if (dst_pin)
-		tcmx_lun_put(dst_pin);
+	xc_unpin(&src);
+	xc_unpin(&dst);
 	return status;
 }
 
@@ -459,9 +566,8 @@ out:
 
 static enum tcmx_status xc_parse_extended_copy(struct tcmx_cmd *cmd)
 {
-	const struct tcmx_backend_ops *ops = cmd->dev->ops;
-
-	if (!ops->read_blocks || !ops->write_blocks)
+	/* emulate_3pc=0: no such command, as in-tree */
+	if (!tcmx_xcopy_enabled(cmd->dev))
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
 	/* a parameter list length of 0 is no copy, and not an error */
 	if (!get_unaligned_be32(&cmd->cdb[10]))
@@ -536,7 +642,7 @@ static enum tcmx_status xc_copy_status(struct tcmx_cmd *cmd)
 struct tcmx_cmd_desc tcmx_xcopy_cmds[] __ro_after_init = {
 	{ .opcode = EXTENDED_COPY, .sa = 0x00, .len = 16, .dir = DMA_TO_DEVICE,
 	  .flags = XC_FLAGS | TCMX_CMD_WRITE | TCMX_CMD_DEFER,
-	  .name = "EXTENDED COPY(LID1)",
+	  .name = "EXTENDED COPY(LID1)", .enabled = tcmx_xcopy_enabled,
 	  .usage = { EXTENDED_COPY, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		     0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00 },
 	  .parse = xc_parse_extended_copy, .execute = xc_extended_copy_work },

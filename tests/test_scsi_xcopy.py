@@ -7,12 +7,15 @@ import os
 import re
 import shutil
 import struct
+import threading
+import time
 
 import pytest
 
 import tcmxlib
 from tcmxlib import MiB
-from tcmxlib import (COPY_ABORTED, INVALID_FIELD, INVALID_PARAM, PARAM_LEN,
+from tcmxlib import (CHECK, CONFLICT, COPY_ABORTED, GOOD, ILLEGAL_OPCODE,
+                     INVALID_FIELD, INVALID_PARAM, PARAM_LEN,
                      TOO_MANY_CSCD, TOO_MANY_SEG, UNSUPP_CSCD, kcq)
 
 
@@ -151,9 +154,9 @@ def test_sg_copy_results_operating_parameters(scsi_lun):
 
 
 @pytest.mark.tcmx_only
-def test_xcopy_third_lun_and_errors(stack):
-    """A copy between LUNs 0 and 1 sent to LUN 2, and the sense of each
-    kind of bad parameter list."""
+def test_xcopy_list_id_and_errors(stack):
+    """A copy from LUN 0 to LUN 1 sent to LUN 0, its COPY STATUS, and the
+    sense of each kind of bad parameter list."""
     tpg, sos = tcmxlib.setup_luns(3, 16 * MiB)
     devs = [tcmxlib.disk(tpg, i) for i in range(3)]
     for dev in devs:
@@ -161,7 +164,7 @@ def test_xcopy_third_lun_and_errors(stack):
     sgs = [tcmxlib.sgdev(tpg, i) for i in range(3)]
     naas = [naa_of(s) for s in sgs]
     want = fill(devs[0], 0, 2, 0x77)
-    fd = os.open(sgs[2], os.O_RDWR)
+    fd = os.open(sgs[0], os.O_RDWR)
     try:
         st, sense = xcopy(fd, plist([cscd(naas[0]), cscd(naas[1])],
                                     [seg(0, 1, 4096, 0, 2048)], 5, 0))
@@ -195,9 +198,11 @@ def test_xcopy_third_lun_and_errors(stack):
     assert read_direct(devs[1], 0, 512) == bytes(512)
 
 
-def test_inquiry_3pc_and_vpd_8f(scsi_lun, run):
+def test_inquiry_3pc_and_vpd_8f(scsi_lun, run, stack):
     text = tcmxlib.tool("sg_inq", scsi_lun["sg"])
     assert re.search(r"3PC=1", text), text
+    if stack != "tcmx":     # the in-tree 6.1 has no VPD page 8Fh
+        return
     raw = tcmxlib.tool("sg_vpd", "--page=0x8f", "--hex", scsi_lun["sg"])
     text = tcmxlib.tool("sg_vpd", "--page=tpc", scsi_lun["sg"])
     assert "Supported commands" in text and "Parameter data" in text, text
@@ -218,3 +223,256 @@ def test_libiscsi_copy_suites(stack, suite):
     out, tests = tcmxlib.iscsi_test_cu(tcmxlib.sgdev(tpg, 0), suite)
     assert tests, out
     assert all(r == "passed" for _, r in tests), out
+
+
+# ---- two devices behind two targets -------------------------------------
+
+BS = 512
+DBROOT = "/etc/rtslib-fb-target"
+
+
+def read16(fd, lba, n):
+    st, sense, data, _ = tcmxlib.sgio(fd, [0x88, 0] + tcmxlib.be(lba, 8) +
+                                      tcmxlib.be(n, 4) + [0, 0],
+                                      din=n * BS)
+    assert (st, sense) == (0, b""), (st, sense.hex())
+    return data
+
+
+def write16(fd, lba, data):
+    st, sense, _, _ = tcmxlib.sgio(fd, [0x8a, 0] + tcmxlib.be(lba, 8) +
+                                   tcmxlib.be(len(data) // BS, 4) + [0, 0],
+                                   dout=data)
+    return st, kcq(sense)
+
+
+def blockfill(byte, n):
+    return bytes([byte]) * (n * BS)
+
+
+@pytest.fixture
+def two_targets(stack):
+    """Device 1 behind target 1, device 2 behind target 2 (LUN 0 each),
+    each with 8 blocks of its own byte at LBA 0; only /dev/sgN (sd off).
+    A dict: so1, so2, t1, t2, a, b (/dev/sgN of target 1's and target
+    2's LUN 0), fa, fb (those open), naa1, naa2.  dbroot has a pr/
+    directory: the in-tree stack writes its APTPL file on every
+    reservation change, and fails the command if it cannot."""
+    tcmxlib.wr(tcmxlib.T + "/dbroot", DBROOT)
+    os.makedirs(DBROOT + "/pr", exist_ok=True)
+    with tcmxlib.sd_off():
+        so1 = tcmxlib.mk_rd("xc1", 16 * MiB)
+        so2 = tcmxlib.mk_rd("xc2", 16 * MiB)
+        t1, t2 = tcmxlib.mk_target(), tcmxlib.mk_target()
+        tcmxlib.link_lun(t1, 0, so1)
+        tcmxlib.link_lun(t2, 0, so2)
+        d = dict(so1=so1, so2=so2, t1=t1, t2=t2, a=tcmxlib.sgdev(t1, 0),
+                 b=tcmxlib.sgdev(t2, 0))
+        tcmxlib.ua_clear(d["a"])
+        tcmxlib.ua_clear(d["b"])
+        d["fa"] = os.open(d["a"], os.O_RDWR)
+        d["fb"] = os.open(d["b"], os.O_RDWR)
+        try:
+            d["naa1"], d["naa2"] = naa_of(d["a"]), naa_of(d["b"])
+            assert write16(d["fa"], 0, blockfill(0x11, 8)) == (0, None)
+            assert write16(d["fb"], 0, blockfill(0x22, 8)) == (0, None)
+            yield d
+        finally:
+            os.close(d["fa"])
+            os.close(d["fb"])
+
+
+def copy_1_2(d, si, di, slba, dlba, fd=None, n=8):
+    """EXTENDED COPY of n blocks, CSCD 0 device 1 and CSCD 1 device 2,
+    from CSCD si to CSCD di, sent to fd (target 1's LUN 0)."""
+    return xcopy(d["fa"] if fd is None else fd,
+                 plist([cscd(d["naa1"]), cscd(d["naa2"])],
+                       [seg(si, di, n, slba, dlba)]))
+
+
+def test_xcopy_only_reaches_the_nexus_luns(two_targets):
+    """Through target 1, device 2 (behind target 2 only) can be neither
+    read nor written by a copy; a copy within device 1 works."""
+    d = two_targets
+    assert copy_1_2(d, 1, 0, 0, 16) == (CHECK, COPY_ABORTED)
+    assert copy_1_2(d, 0, 1, 0, 16) == (CHECK, COPY_ABORTED)
+    assert read16(d["fb"], 0, 32) == blockfill(0x22, 8) + blockfill(0, 24)
+    assert read16(d["fa"], 16, 8) == blockfill(0, 8)
+    st = xcopy(d["fa"], plist([cscd(d["naa1"]), cscd(d["naa1"])],
+                              [seg(0, 1, 8, 0, 16)]))
+    assert st == (GOOD, None)
+    assert read16(d["fa"], 0, 24) == blockfill(0x11, 8) + blockfill(0, 8) \
+        + blockfill(0x11, 8)
+
+
+def test_xcopy_receiving_lu_is_source_or_destination(two_targets):
+    """Device 2 mapped to target 1 as LUN 1: a copy between LUN 0 and
+    LUN 1 works sent to either, but not sent to a third LUN of the
+    nexus that is neither."""
+    d = two_targets
+    with tcmxlib.sd_off():
+        tcmxlib.link_lun(d["t1"], 1, d["so2"])
+        so3 = tcmxlib.mk_rd("xc3", 16 * MiB)
+        tcmxlib.link_lun(d["t1"], 2, so3)
+        a2, a3 = tcmxlib.sgdev(d["t1"], 1), tcmxlib.sgdev(d["t1"], 2)
+        for sg in (d["a"], a2, a3):
+            tcmxlib.ua_clear(sg)
+    f3 = os.open(a3, os.O_RDWR)
+    try:
+        assert copy_1_2(d, 0, 1, 0, 16, fd=f3) == (CHECK, COPY_ABORTED)
+        assert read16(d["fb"], 16, 8) == blockfill(0, 8)
+    finally:
+        os.close(f3)
+    assert copy_1_2(d, 0, 1, 0, 16) == (GOOD, None)
+    assert read16(d["fb"], 16, 8) == blockfill(0x11, 8)
+    f2 = os.open(a2, os.O_RDWR)
+    try:
+        assert copy_1_2(d, 1, 0, 0, 32, fd=f2) == (GOOD, None)
+    finally:
+        os.close(f2)
+    assert read16(d["fa"], 32, 8) == blockfill(0x22, 8)
+
+
+def test_xcopy_remote_side_passes_reservation_and_3pc(two_targets, stack):
+    """Device 2 mapped to target 1 too (LUN 1), reserved by target 2's
+    nexus: target 1's copy may read it under Write Exclusive but not
+    write it, nor read it under Exclusive Access; with emulate_3pc=0 on
+    device 2 it is no copy target at all."""
+    d = two_targets
+    with tcmxlib.sd_off():
+        tcmxlib.link_lun(d["t1"], 1, d["so2"])
+        a2 = tcmxlib.sgdev(d["t1"], 1)
+        tcmxlib.ua_clear(d["a"])
+        tcmxlib.ua_clear(a2)
+    fb = d["fb"]
+    assert tcmxlib.prout(fb, 0, sa_key=0xb) == (GOOD, None)
+    assert tcmxlib.prout(fb, 1, key=0xb, type_=1) == (GOOD, None)   # WE
+    # what a WRITE from target 1 gets, and what the copy must get too
+    st, _, _ = tcmxlib.cmd(a2, [0x8a, 0] + tcmxlib.be(16, 8) +
+                           tcmxlib.be(1, 4) + [0, 0], dout=bytes(BS))
+    assert st == CONFLICT
+    st = copy_1_2(d, 0, 1, 0, 16)
+    assert st[0] != GOOD
+    if stack == "tcmx":     # as in-tree's copies that fail midway
+        assert st == (CHECK, COPY_ABORTED)
+    assert read16(fb, 16, 8) == blockfill(0, 8)
+    assert copy_1_2(d, 1, 0, 0, 16) == (GOOD, None)
+    assert read16(d["fa"], 16, 8) == blockfill(0x22, 8)
+    assert tcmxlib.prout(fb, 2, key=0xb, type_=1) == (GOOD, None)   # release
+    assert tcmxlib.prout(fb, 1, key=0xb, type_=3) == (GOOD, None)   # EA
+    st = copy_1_2(d, 1, 0, 0, 24)
+    assert st[0] != GOOD
+    if stack == "tcmx":
+        assert st == (CHECK, COPY_ABORTED)
+    assert read16(d["fa"], 24, 8) == blockfill(0, 8)
+    assert tcmxlib.prout(fb, 2, key=0xb, type_=3) == (GOOD, None)
+    tcmxlib.ua_clear(a2)
+    tcmxlib.wr(d["so2"] + "/attrib/emulate_3pc", "0")
+    assert copy_1_2(d, 0, 1, 0, 16) == (CHECK, COPY_ABORTED)
+    assert read16(fb, 16, 8) == blockfill(0, 8)
+    tcmxlib.wr(d["so2"] + "/attrib/emulate_3pc", "1")
+    assert copy_1_2(d, 0, 1, 0, 16) == (GOOD, None)
+    assert read16(fb, 16, 8) == blockfill(0x11, 8)
+
+
+def read_all(fd, blocks):
+    return b"".join(read16(fd, lba, 2048) for lba in range(0, blocks, 2048))
+
+
+@pytest.mark.tcmx_only
+def test_xcopy_fenced_by_preempt_and_abort(two_targets):
+    """A 16 MiB copy from device 1 to device 2 through target 1's LUN 1,
+    registered to device 2 under Write Exclusive - Registrants Only; target
+    2 preempts it with PREEMPT AND ABORT meanwhile: once that completed,
+    nothing more of the copy lands on device 2.  Tried until the preempt
+    was sent before the copy had ended."""
+    d = two_targets
+    blocks = 16 * MiB // BS
+    with tcmxlib.sd_off():
+        tcmxlib.link_lun(d["t1"], 1, d["so2"])
+        a2 = tcmxlib.sgdev(d["t1"], 1)
+        tcmxlib.ua_clear(d["a"])
+        tcmxlib.ua_clear(a2)
+    fb = d["fb"]
+    for attempt in range(5):
+        if attempt:
+            assert tcmxlib.prout(fb, 3, key=0xb) == (GOOD, None)   # CLEAR
+            tcmxlib.unit_attentions(a2)
+        for lba in range(0, blocks, 2048):
+            assert write16(fb, lba, blockfill(0x22, 2048)) == (GOOD, None)
+        assert tcmxlib.prout(a2, 0, sa_key=0xa) == (GOOD, None)
+        assert tcmxlib.prout(fb, 0, sa_key=0xb) == (GOOD, None)
+        assert tcmxlib.prout(a2, 1, key=0xa, type_=5) == (GOOD, None)
+        result = []
+
+        def copy():
+            result.append(copy_1_2(d, 0, 1, 0, 0, n=blocks - 1))
+            result.append(time.monotonic())
+        copier = threading.Thread(target=copy)
+        copier.start()
+        time.sleep(0.001 * attempt)
+        sent = time.monotonic()
+        st = tcmxlib.prout(fb, 5, key=0xb, sa_key=0xa, type_=5)
+        assert st == (GOOD, None)
+        after_preempt = read_all(fb, blocks)
+        copier.join(120)
+        assert not copier.is_alive()
+        assert result[0] in ((GOOD, None), (CHECK, COPY_ABORTED)), result
+        print("copy: %s, %d of %d blocks copied when the preempt completed,"
+              " preempt sent %.3fs before the copy ended" % (
+                  result[0], after_preempt.count(bytes(BS)), blocks,
+                  result[1] - sent))
+        assert read_all(fb, blocks) == after_preempt
+        if sent < result[1]:
+            return
+    pytest.fail("every copy ended before the preempt was sent")
+
+def caw(fd, lba, old, new):
+    cdb = [0x89, 0] + tcmxlib.be(lba, 8) + [0, 0, 0, 1, 0, 0]
+    st, sense, _, _ = tcmxlib.sgio(fd, cdb, dout=old + new)
+    return st, kcq(sense)
+
+
+def rsoc_one(fd, opcode, sa=None):
+    """REPORT SUPPORTED OPERATION CODES for one command: its SUPPORT."""
+    opts = 1 if sa is None else 2
+    cdb = [0xa3, 0x0c, opts, opcode] + tcmxlib.be(sa or 0, 2) + \
+        tcmxlib.be(64, 4) + [0, 0]
+    st, sense, data, _ = tcmxlib.sgio(fd, cdb, din=64)
+    assert st == 0, sense.hex()
+    return data[1] & 0x07
+
+
+def test_emulate_3pc_and_caw_off_refuse_their_commands(two_targets, stack):
+    """emulate_3pc=0: EXTENDED COPY is an unsupported opcode, INQUIRY
+    clears 3PC; emulate_caw=0: COMPARE AND WRITE is, and the block
+    limits page reports no COMPARE AND WRITE length; back on, both
+    work again."""
+    d = two_targets
+    fa, so1 = d["fa"], d["so1"]
+    inline = plist([cscd(d["naa1"]), cscd(d["naa1"])], [seg(0, 1, 8, 0, 16)])
+    tcmxlib.wr(so1 + "/attrib/emulate_3pc", "0")
+    tcmxlib.wr(so1 + "/attrib/emulate_caw", "0")
+    st, _, inq, _ = tcmxlib.sgio(fa, [0x12, 0, 0, 0, 96, 0], din=96)
+    assert st == 0 and not inq[5] & 0x08, inq[:8].hex()
+    assert xcopy(fa, inline) == (CHECK, ILLEGAL_OPCODE)
+    assert read16(fa, 16, 8) == blockfill(0, 8)
+    one = blockfill(0x11, 1)
+    assert caw(fa, 0, one, blockfill(0x33, 1)) == (CHECK, ILLEGAL_OPCODE)
+    assert read16(fa, 0, 1) == one
+    st, _, b0, _ = tcmxlib.sgio(fa, [0x12, 1, 0xb0, 0, 64, 0], din=64)
+    assert st == 0 and b0[5] == 0, b0[:8].hex()
+    if stack == "tcmx":     # the in-tree 6.1 reports every opcode
+        assert rsoc_one(fa, 0x83, 0) == 1       # not supported
+        assert rsoc_one(fa, 0x89) == 1
+        assert rsoc_one(fa, 0x84, 3) == 3       # RECEIVE COPY RESULTS
+    tcmxlib.wr(so1 + "/attrib/emulate_3pc", "1")
+    tcmxlib.wr(so1 + "/attrib/emulate_caw", "1")
+    st, _, inq, _ = tcmxlib.sgio(fa, [0x12, 0, 0, 0, 96, 0], din=96)
+    assert st == 0 and inq[5] & 0x08
+    assert xcopy(fa, inline) == (GOOD, None)
+    assert read16(fa, 16, 8) == blockfill(0x11, 8)
+    assert caw(fa, 0, one, blockfill(0x33, 1)) == (GOOD, None)
+    if stack == "tcmx":
+        assert rsoc_one(fa, 0x83, 0) == 3
+        assert rsoc_one(fa, 0x89) == 3

@@ -68,7 +68,6 @@ static struct {
 	bool any;		/* anywhere (FORMAT UNIT, UNMAP, ...) */
 	bool none;		/* nowhere: not write-type, or SWP */
 	u64 lba, end;
-	int pins;		/* tcmx_lun_get_by_naa() - _put() */
 	bool trace;
 } fz;
 
@@ -231,21 +230,15 @@ void ut_warn(const char *file, int line)
 	fz_fail("WARN_ON");
 }
 
-/* device.c's look-up: the one device is also EXTENDED COPY's other end */
-struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa)
+/* LUN references EXTENDED COPY took and did not put (none may stay) */
+static bool fz_pinned(void)
 {
-	u8 mine[TCMX_NAA_LEN];
+	unsigned int i;
 
-	if (!tcmx_dev_naa(&ut_dev, mine) || memcmp(mine, naa, sizeof(mine)))
-		return NULL;
-	fz.pins++;
-	return &ut_luns[0];
-}
-
-void tcmx_lun_put(struct tcmx_lun *lun)
-{
-	FZ_ASSERT(lun == &ut_luns[0] && fz.pins > 0);
-	fz.pins--;
+	for (i = 0; i < ARRAY_SIZE(ut_luns); i++)
+		if (ut_luns[i].ref.count || atomic_read(&ut_luns[i].deferred))
+			return true;
+	return false;
 }
 
 /* ---- outcomes ---- */
@@ -963,7 +956,7 @@ static void fz_one(struct fz_in *in)
 	if (s == TCMX_GOOD && fz.desc == cmd.desc)
 		fz_check_good(&cmd, buf);
 	fz_check_medium();
-	FZ_ASSERT(!fz.pins);
+	FZ_ASSERT(!fz_pinned());
 	FZ_ASSERT(!test_bit(TCMX_GATE_EXCL, &ut_dev.gate));
 	free(buf);
 	free(cdb);

@@ -92,7 +92,8 @@ static unsigned int rsoc_count(void)
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++)
 		for (d = rows[i]; d->len; d++)
-			n++;
+			if (!d->enabled || d->enabled(&ut_dev))
+				n++;
 	return n;
 }
 

@@ -186,6 +186,8 @@ void ut_fixture_reset(void)
 	ut_dev.attrib.emulate_tas = 1;
 	ut_dev.attrib.emulate_write_cache = 1;
 	ut_dev.attrib.emulate_fua_write = 1;
+	ut_dev.attrib.emulate_caw = 1;
+	ut_dev.attrib.emulate_3pc = 1;
 	strcpy(ut_cdev.t10.vendor, "LIO-ORG");
 	strcpy(ut_cdev.t10.model, "r0");
 	strcpy(ut_cdev.t10.revision, "4.0");

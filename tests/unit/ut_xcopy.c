@@ -5,10 +5,11 @@
  * TIMESTAMP, PREVENT ALLOW MEDIUM REMOVAL (spc.c), READ/WRITE BUFFER
  * (echo; buffer.c).
  * The backend is a 4 MiB window of memory per device; a second device,
- * found by its NAA through the stand-in of device.c's look-up below,
- * exercises copies between devices.
+ * exported by another LUN of the TPG (the nexus's LUN 9), exercises copies
+ * between devices.
  */
 #include <linux/errno.h>
+#include <scsi/scsi_proto.h>
 #include "ut.h"
 
 #define IN	DMA_FROM_DEVICE
@@ -23,9 +24,12 @@
 static u8 *xt_disk, *xt_disk2;
 static struct tcmx_core_dev xt_cdev2;
 #define xt_dev2		(xt_cdev2.dev)
-static struct tcmx_lun xt_lun2;
-static int xt_pins;			/* tcmx_lun_get_by_naa() - _put() */
+static struct tcmx_lun xt_lun2;		/* LUN 9, device 2 */
+#define XT_LUN2		9
+/* references and deferred counts EXTENDED COPY took and did not drop */
+#define xt_pins		(xt_lun2.ref.count + atomic_read(&xt_lun2.deferred))
 static u8 xt_list[2048];
+static int xt_dev2_writes_pinned;	/* device 2 written with LUN 9 pinned */
 
 static u8 *xt_mem(struct tcmx_dev *dev)
 {
@@ -44,24 +48,11 @@ static int xt_write(struct tcmx_dev *dev, u64 lba, u32 nr, const void *buf)
 {
 	if (lba + nr > XT_BLOCKS)
 		return -EIO;
+	if (dev == &xt_dev2 && xt_lun2.ref.count == 1 &&
+	    atomic_read(&xt_lun2.deferred) == 1)
+		xt_dev2_writes_pinned++;
 	memcpy(xt_mem(dev) + lba * 512, buf, nr * 512);
 	return 0;
-}
-
-/* device.c's look-up, over the one other device */
-struct tcmx_lun *tcmx_lun_get_by_naa(const u8 *naa)
-{
-	u8 mine[TCMX_NAA_LEN];
-
-	if (!tcmx_dev_naa(&xt_dev2, mine) || memcmp(mine, naa, sizeof(mine)))
-		return NULL;
-	xt_pins++;
-	return &xt_lun2;
-}
-
-void tcmx_lun_put(struct tcmx_lun *lun)
-{
-	xt_pins--;
 }
 
 /* what the first device holds before any copy */
@@ -90,7 +81,11 @@ static void xt_setup(void)
 	strcpy(xt_cdev2.t10.unit_serial,
 	       "77aa0001-0000-4000-8000-000000000002");
 	xt_cdev2.t10.company_id = 0x001405;
+	xt_dev2.attrib.emulate_3pc = 1;
 	xt_lun2.dev = &xt_dev2;
+	xt_lun2.tpg = &ut_tpg;
+	xt_lun2.index = XT_LUN2;
+	ut_slots[XT_LUN2] = &xt_lun2;
 	ut_dout = xt_list;
 }
 
@@ -98,6 +93,7 @@ static void xt_teardown(void)
 {
 	ut_ops.read_blocks = NULL;
 	ut_ops.write_blocks = NULL;
+	ut_slots[XT_LUN2] = NULL;
 	ut_dout = NULL;
 	free(xt_disk);
 	free(xt_disk2);
@@ -225,6 +221,8 @@ static void xcopy_two_devices(void)
 	EXPECT(XCOPY(len), UT_GOOD);
 	CHECK(!memcmp(xt_disk2 + 6000 * 512, want, sizeof(want)));
 	CHECK(xt_disk2[5999 * 512 + 511] == 0x5a && xt_pins == 0);
+	/* LUN 9 pinned as a deferred command's LUN while the copy wrote */
+	CHECK(xt_dev2_writes_pinned == 1);
 	/* and back, to the receiving device, at its end */
 	len = xt_list_of(0, 3, 2, &xt_dev2, &ut_dev, 1, 0, 1, 8, 6000, 8184);
 	EXPECT(XCOPY(len), UT_GOOD);
@@ -233,10 +231,10 @@ static void xcopy_two_devices(void)
 	len = xt_list_of(0, 3, 2, &ut_dev, &xt_dev2, 1, 0, 1, 2, 0, XT_BLOCKS - 1);
 	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
 	CHECK(xt_pins == 0);
-	/* write protected */
+	/* write protected: what its WRITE would get stops the copy */
 	xt_dev2.gate = BIT(TCMX_GATE_WP);
 	len = xt_list_of(0, 3, 2, &ut_dev, &xt_dev2, 1, 0, 1, 2, 0, 0);
-	EXPECT(XCOPY(len), TCMX_SENSE_WRITE_PROTECTED);
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
 	CHECK(xt_pins == 0 && xt_disk2[0] == 0x5a);
 	xt_dev2.gate = 0;
 	/* a different block size */
@@ -358,6 +356,103 @@ static void xcopy_vpd(void)
 		    0, 0, 0, 0, 0, 0, UT_FILL);
 }
 
+/*
+ * A copy stays within what the sending nexus reaches: device 2 only while
+ * its LUN 9 is in the TPG, with the receiving LU one side of the segment,
+ * and only while device 2 has emulate_3pc and its LUN passes the gate.
+ */
+static void xcopy_nexus(void)
+{
+	u32 len;
+
+	ut_slots[XT_LUN2] = NULL;
+	len = xt_list_of(0, 3, 2, &ut_dev, &xt_dev2, 1, 0, 1, 8, 0, 0);
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
+	CHECK(xt_disk2[0] == 0x5a && xt_disk2[8 * 512 - 1] == 0x5a);
+	len = xt_list_of(0, 3, 2, &xt_dev2, &ut_dev, 1, 0, 1, 8, 0, 5000);
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
+	CHECK(xt_disk[5000 * 512] == xt_pat(5000 * 512) && xt_pins == 0);
+	ut_slots[XT_LUN2] = &xt_lun2;
+	/* device 2 to itself, sent to device 1: neither side receives it */
+	len = xt_list_of(0, 3, 2, &xt_dev2, &xt_dev2, 1, 0, 1, 8, 100, 0);
+	xt_disk2[100 * 512] = 0x77;
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
+	CHECK(xt_disk2[0] == 0x5a && xt_pins == 0);
+	xt_disk2[100 * 512] = 0x5a;
+	/* device 2 with emulate_3pc=0 is no copy target */
+	xt_dev2.attrib.emulate_3pc = 0;
+	len = xt_list_of(0, 3, 2, &ut_dev, &xt_dev2, 1, 0, 1, 8, 0, 0);
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
+	CHECK(xt_disk2[0] == 0x5a && xt_pins == 0);
+	xt_dev2.attrib.emulate_3pc = 1;
+}
+
+/* LUN 9 in Standby: neither a READ nor a WRITE through it would run */
+static void xcopy_remote_gate(void)
+{
+	struct tcmx_tg_pt_gp standby = {
+		.access_state = SCSI_ACCESS_STATE_STANDBY,
+	};
+	u32 len;
+
+	xt_lun2.tg_pt_gp = &standby;
+	xt_dev2.gate = BIT(TCMX_GATE_ALUA);
+	len = xt_list_of(0, 3, 2, &ut_dev, &xt_dev2, 1, 0, 1, 8, 0, 0);
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
+	CHECK(xt_disk2[0] == 0x5a && xt_pins == 0);
+	len = xt_list_of(0, 3, 2, &xt_dev2, &ut_dev, 1, 0, 1, 8, 0, 5000);
+	EXPECT(XCOPY(len), TCMX_SENSE_COPY_TARGET_NOT_REACHABLE);
+	CHECK(xt_disk[5000 * 512] == xt_pat(5000 * 512) && xt_pins == 0);
+	/* Active/Optimized again: the same copy runs */
+	standby.access_state = SCSI_ACCESS_STATE_OPTIMAL;
+	EXPECT(XCOPY(len), UT_GOOD);
+	CHECK(xt_disk[5000 * 512] == 0x5a && xt_pins == 0);
+	xt_dev2.gate = 0;
+	xt_lun2.tg_pt_gp = NULL;
+}
+
+/*
+ * emulate_3pc=0 on the receiving device: EXTENDED COPY is no command,
+ * INQUIRY clears 3PC, VPD page 8Fh and RSOC leave it out; emulate_caw=0:
+ * COMPARE AND WRITE likewise, and MAXIMUM COMPARE AND WRITE LENGTH is 0.
+ */
+static void xcopy_caw_switched_off(void)
+{
+	u32 len = xt_list_of(0, 3, 1, &ut_dev, &ut_dev, 1, 0, 0, 1, 0, 7000);
+
+	ut_dev.attrib.emulate_3pc = 0;
+	EXPECT(XCOPY(len), TCMX_SENSE_INVALID_OPCODE);
+	CHECK(xt_disk[7000 * 512] == xt_pat(7000 * 512));
+	EXPECT(RUN(C(0x12, 0, 0, 0, 96), 96, IN, 0), UT_GOOD);
+	CHECK(!(ut_data[5] & 0x08));
+	EXPECT(RUN(C(0x12, 1, 0x8f, 0, 255), 255, IN, 0),
+	       TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0xa3, 0x0c, 2, 0x83, 0, 0, 0, 0, 0, 64), 64, IN, 0),
+	       UT_GOOD);
+	CHECK(ut_data[1] == 0x01);
+	/* RECEIVE COPY RESULTS stays, as in-tree */
+	EXPECT(RCR(0x03, 0, 255), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 46);
+	ut_dev.attrib.emulate_3pc = 1;
+	EXPECT(RUN(C(0xa3, 0x0c, 2, 0x83, 0, 0, 0, 0, 0, 64), 64, IN, 0),
+	       UT_GOOD);
+	CHECK(ut_data[1] == 0x03);
+
+	ut_dev.attrib.emulate_caw = 0;
+	memset(xt_list, 0, 1024);
+	EXPECT(RUN_OUT(C(0x89, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 1),
+		       xt_list, 1024, 1024, 0), TCMX_SENSE_INVALID_OPCODE);
+	CHECK(xt_disk[16 * 512] == xt_pat(16 * 512));
+	EXPECT(RUN(C(0xa3, 0x0c, 1, 0x89, 0, 0, 0, 0, 0, 64), 64, IN, 0),
+	       UT_GOOD);
+	CHECK(ut_data[1] == 0x01);
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 64), 64, IN, 0), UT_GOOD);
+	CHECK(ut_data[5] == 0);
+	ut_dev.attrib.emulate_caw = 1;
+	EXPECT(RUN(C(0x12, 1, 0xb0, 0, 64), 64, IN, 0), UT_GOOD);
+	CHECK(ut_data[5] == 255);
+}
+
 void ut_test_xcopy(void)
 {
 	xt_setup();
@@ -365,6 +460,9 @@ void ut_test_xcopy(void)
 	xcopy_same_device();
 	xcopy_overlap();
 	xcopy_two_devices();
+	xcopy_nexus();
+	xcopy_remote_gate();
+	xcopy_caw_switched_off();
 	xcopy_errors();
 	xcopy_status_hold();
 	xcopy_vpd();
