@@ -329,7 +329,9 @@ static enum tcmx_status xc_parse(struct tcmx_cmd *cmd, struct xc_op *op,
 struct xc_lu {
 	struct tcmx_lun	*lun;
 	struct tcmx_dev	*dev;
+	u64		id;		/* its number in the nexus's map */
 	bool		pinned;
+	bool		wp;		/* a write-protected mapping */
 };
 
 /* What the gate checks for the copy's own READs and WRITEs (see below). */
@@ -347,24 +349,31 @@ static bool xc_dev_is(struct tcmx_dev *dev, const u8 *naa)
 
 /*
  * The LUN through which the sending I_T nexus reaches the LU named @naa,
- * with a live reference taken; NULL if it reaches none.  A nexus reaches
- * its TPG's LUNs (a loopback TPG has one nexus); with node ACLs, the LUNs
- * its ACL maps: this is the one place that knows.  A LUN found under RCU
- * is published, so its reference is live or killed but not yet exited;
- * once taken, lun->dev stays set until it is put.
+ * into @lu with a live reference taken; false if it reaches none.  A nexus
+ * reaches what its map holds: the LUNs its node ACL maps, or every LUN of
+ * its TPG in demo mode.  A LUN found under RCU is published, so its
+ * reference is live or killed but not yet exited; once taken, lun->dev
+ * stays set until it is put.
  */
-static struct tcmx_lun *xc_nexus_lun_by_naa(struct tcmx_cmd *cmd,
-					    const u8 *naa)
+static bool xc_nexus_lun_by_naa(struct tcmx_cmd *cmd, const u8 *naa,
+				struct xc_lu *lu)
 {
-	struct tcmx_lun *lun, *found = NULL;
-	unsigned long index;
+	struct tcmx_lun *lun;
+	unsigned long id;
+	void *entry;
+	bool found = false;
 
 	rcu_read_lock();
-	xa_for_each(&cmd->tpg->luns, index, lun) {
+	tcmx_nexus_for_each_lun(cmd->nexus, id, entry) {
+		lun = tcmx_map_lun(entry);
 		if (!percpu_ref_tryget_live(&lun->ref))
 			continue;
 		if (xc_dev_is(lun->dev, naa)) {
-			found = lun;
+			*lu = (struct xc_lu){
+				.lun = lun, .dev = lun->dev, .id = id,
+				.wp = (unsigned long)entry & TCMX_MAP_WP,
+			};
+			found = true;
 			break;
 		}
 		percpu_ref_put(&lun->ref);
@@ -382,18 +391,23 @@ static bool xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op, u16 index,
 		       struct xc_lu *lu)
 {
 	const u8 *naa;
+	void *entry;
 
 	if (index >= op->nr_cscd)
 		return false;
 	naa = &op->cscd[index * XC_CSCD_LEN + 8];
 	if (xc_dev_is(cmd->dev, naa)) {
-		*lu = (struct xc_lu){ .lun = cmd->lun, .dev = cmd->dev };
+		rcu_read_lock();
+		entry = xa_load(&cmd->nexus->luns, cmd->lun_id);
+		rcu_read_unlock();
+		*lu = (struct xc_lu){
+			.lun = cmd->lun, .dev = cmd->dev, .id = cmd->lun_id,
+			.wp = (unsigned long)entry & TCMX_MAP_WP,
+		};
 		return true;
 	}
-	lu->lun = xc_nexus_lun_by_naa(cmd, naa);
-	if (!lu->lun)
+	if (!xc_nexus_lun_by_naa(cmd, naa, lu))
 		return false;
-	lu->dev = lu->lun->dev;
 	lu->pinned = true;
 	atomic_inc(&lu->lun->deferred);
 	return true;
@@ -424,12 +438,16 @@ static bool xc_gate_passes(struct tcmx_cmd *cmd, struct xc_lu *lu,
 	u8 cdb[TCMX_CDB_MAX] = { write ? WRITE_16 : READ_16 };
 	u8 sense[TCMX_SENSE_BUFFER_LEN];
 	struct tcmx_cmd io = {
-		.tpg = cmd->tpg, .lun_id = lu->lun->index, .cdb = cdb,
-		.cdb_len = 16, .sense = sense, .lun = lu->lun, .dev = lu->dev,
+		.nexus = cmd->nexus, .tpg = cmd->tpg, .lun_id = lu->id,
+		.cdb = cdb, .cdb_len = 16, .sense = sense,
+		.lun = lu->lun, .dev = lu->dev,
 		.data_dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE,
 		.data_len = n << lu->dev->block_shift,
 	};
 
+	/* the mapping's write protection, as the fast path folds it in */
+	if (write && lu->wp)
+		gate |= BIT(TCMX_GATE_WP);
 	if (!gate)
 		return true;
 	put_unaligned_be64(lba, &cdb[2]);
