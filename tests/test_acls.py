@@ -14,9 +14,9 @@ session, which tcm_loop never closes (a hung rmdir)."""
 import errno
 import os
 
-from tcmxlib import (LOOP, WRITE_PROTECT, check, err_of, good, link_lun,
-                     mk_rd, mk_target, new_wwn, rd, sgdev, tur, unlink_lun,
-                     wr, write_read_block)
+from tcmxlib import (CHECK, COPY_ABORTED, GOOD, LOOP, WRITE_PROTECT, check,
+                     err_of, good, link_lun, mk_rd, mk_target, new_wwn, rd,
+                     sgdev, tur, unlink_lun, wr, write_read_block)
 from tcmxlib.configfs import (map_lun, mk_acl, rescan_target, rm_acl,
                               target_sdevs)
 import pytest
@@ -235,3 +235,46 @@ def test_acl_follows_live_nexus(stack):
     assert target_sdevs(tpg) == []
     rm_acl(acl)
     assert [x.rsplit(":", 1)[1] for x in target_sdevs(tpg)] == ["0", "5"]
+
+
+@pytest.mark.tcmx_only  # tcm_loop cannot: see the module's docstring
+def test_xcopy_confined_to_acl_map(stack):
+    """EXTENDED COPY resolves its CSCDs through the initiator's map: a LUN
+    of the TPG that its ACL does not map is out of reach (0A/0D/02, its
+    blocks untouched), and a write-protected mapping refuses the copy's
+    writes but not its reads."""
+    from test_scsi_xcopy import cscd, naa_of, plist, seg, xcopy
+    so_a, so_b = patterned(0x1a, 0x1b)
+    tpg, acl = masked_target({0: so_a, 1: so_b}, [(0, 0)])
+    try:
+        # B's designator, as another initiator could learn it
+        tb = mk_target()
+        link_lun(tb, 0, so_b)
+        naa_b = naa_of(sgdev(tb, 0))
+        tur(sgdev(tb, 0))
+        rescan_target(tpg)
+        sg = sgdev(tpg, 0)
+        tur(sg)
+        naa_a = naa_of(sg)
+        fd = os.open(sg, os.O_RDWR)
+        try:
+            to_b = plist([cscd(naa_a), cscd(naa_b)], [seg(0, 1, 1, 0, 0)])
+            assert xcopy(fd, to_b) == (CHECK, COPY_ABORTED)
+        finally:
+            os.close(fd)
+        assert read_block(sgdev(tb, 0)) == bytes([0x1b]) * 512
+        # mapped, but write-protected: B is a source, not a destination
+        m = map_lun(acl, 1, tpg + "/lun/lun_1")
+        wr(m + "/write_protect", "1")
+        tur(sg)     # REPORTED LUNS DATA HAS CHANGED
+        fd = os.open(sg, os.O_RDWR)
+        try:
+            assert xcopy(fd, to_b) == (CHECK, COPY_ABORTED)
+            from_b = plist([cscd(naa_b), cscd(naa_a)], [seg(0, 1, 1, 0, 0)])
+            assert xcopy(fd, from_b) == (GOOD, None)
+        finally:
+            os.close(fd)
+        assert read_block(sgdev(tb, 0)) == bytes([0x1b]) * 512
+        assert read_block(sg) == bytes([0x1b]) * 512
+    finally:
+        drop_nexus_and_acl(tpg, acl)
