@@ -135,6 +135,26 @@ const char *pr_nexus_name(struct tcmx_lun *lun)
 	return lun->tpg->nexus_name ?: "";
 }
 
+/*
+ * The LUN's initiator port name into @buf (@size bytes, NUL-terminated,
+ * cut to fit), its length: a copy read once, byte by byte, so that a
+ * fabric changing the name meanwhile can give a mix of two names but
+ * never more than @size bytes.
+ */
+size_t pr_nexus_copy(struct tcmx_lun *lun, char *buf, size_t size)
+{
+	const char *name = pr_nexus_name(lun);
+	size_t i;
+
+	for (i = 0; i + 1 < size; i++) {
+		buf[i] = READ_ONCE(name[i]);
+		if (!buf[i])
+			return i;
+	}
+	buf[i] = '\0';
+	return i;
+}
+
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);

@@ -29,6 +29,7 @@
 #define PRI_TID_ISCSI_HDR	4
 #define PRI_TID_NAA_LEN		24
 #define PRI_MAX_NAME		224	/* an iSCSI name, padded */
+#define PRI_TID_MAX		(PRI_TID_ISCSI_HDR + PRI_MAX_NAME)
 
 /* one registered I_T nexus */
 struct tcmx_pr_reg {
@@ -50,6 +51,7 @@ const char *pr_type_name(u8 type);
 /* pr.c: the state, under cd->pr_lock (or pr_mutex, to read it) */
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun);
 const char *pr_nexus_name(struct tcmx_lun *lun);	/* initiator port */
+size_t pr_nexus_copy(struct tcmx_lun *lun, char *buf, size_t size);
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg);
 void pr_update_gate(struct tcmx_dev *dev);
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
@@ -58,7 +60,8 @@ void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua);
 
 /*
  * pr_in.c: PERSISTENT RESERVE IN; @lun's initiator port's TransportID
- * into @p (NULL: only its length), its length
+ * into @p (PRI_TID_MAX bytes at most) from one copy of its name, its
+ * length
  */
 enum tcmx_status pr_in(struct tcmx_cmd *cmd);
 u32 pr_transport_id(struct tcmx_lun *lun, u8 *p);

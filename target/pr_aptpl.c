@@ -85,10 +85,13 @@ static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 
 	list_for_each_entry(reg, &cd->pr_regs, node) {
 		struct tcmx_tpg *tpg = reg->lun->tpg;
+		char name[PR_NAME_MAX];
 
+		/* read once: a name changing meanwhile stays in its bounds */
+		pr_nexus_copy(reg->lun, name, sizeof(name));
 		len += scnprintf(buf + len, size - len,
 				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\nsa_res_key=%llu\n",
-				 n, tpg->ops->name, pr_nexus_name(reg->lun),
+				 n, tpg->ops->name, name,
 				 (unsigned long long)reg->key);
 		if (reg == cd->pr_holder)
 			len += scnprintf(buf + len, size - len,

@@ -96,7 +96,23 @@ void ut_warn(const char *file, int line);
 
 /* memory: plain malloc, so ASan sees every overflow and leak */
 static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
-static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
+/*
+ * A test may set ut_kzalloc_hook to run at the next kzalloc() (as if
+ * another CPU acted between a caller's sizing and its filling); weak, so
+ * that a build without the tests that set it still links.
+ */
+__attribute__((weak)) void (*ut_kzalloc_hook)(void);
+static inline void *kzalloc(size_t n, gfp_t f)
+{
+	void (*hook)(void) = ut_kzalloc_hook;
+
+	(void)f;
+	if (hook) {
+		ut_kzalloc_hook = NULL;
+		hook();
+	}
+	return calloc(1, n);
+}
 static inline void *kcalloc(size_t m, size_t n, gfp_t f) { (void)f; return calloc(m, n); }
 static inline void kfree(const void *p) { free((void *)p); }
 
