@@ -16,7 +16,10 @@
  * command of the preempted nexuses that the gate let through before has
  * finished (an RCU grace period for the inline ones, lun->deferred for
  * the others): none of theirs runs after it completes.  They finish
- * rather than end with TASK ABORTED.
+ * rather than end with TASK ABORTED.  The wait has no bound, as the
+ * in-tree's drain of the preempted commands has none: a fence that
+ * completed with a command of the fenced nexus still to land would be
+ * none.  A wait that goes on says so in dmesg every 30 s.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +43,7 @@
 #define PRO_MOVE_APTPL		BIT(0)
 #define PRO_TIDS		28	/* SPEC_I_PT: after their length */
 #define PRO_MAX_PARAM_LEN	8192	/* ~300 TransportIDs */
-#define PR_ABORT_WAIT		(30 * HZ)	/* for preempted commands */
+#define PR_ABORT_WARN		(30 * HZ)	/* then each time again */
 
 struct pr_out {
 	u64			key;
@@ -507,10 +510,10 @@ static void pr_abort_wait(struct tcmx_dev *dev, struct list_head *gone)
 	list_for_each_entry(reg, gone, node) {
 		if (!reg->held)
 			continue;
-		if (!wait_var_event_timeout(&reg->lun->deferred,
-					    !atomic_read(&reg->lun->deferred),
-					    PR_ABORT_WAIT))
-			pr_warn("%s: PREEMPT AND ABORT: %d command(s) of %s still running\n",
+		while (!wait_var_event_timeout(&reg->lun->deferred,
+					       !atomic_read(&reg->lun->deferred),
+					       PR_ABORT_WARN))
+			pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of %s\n",
 				tcmx_dev_name(dev),
 				atomic_read(&reg->lun->deferred),
 				pr_nexus_name(reg->lun));
