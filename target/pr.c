@@ -14,6 +14,11 @@
  * reservation exists (persistent or SPC-2) TCMX_GATE_PR is set and the
  * gate calls tcmx_pr_check(); registrations alone cost nothing.
  *
+ * With emulate_pr 0 the PR commands are unknown opcodes, and, as in-tree
+ * (target_check_reservation()), a reservation that exists then is not
+ * enforced: nothing could end it.  It is kept, and enforced again once
+ * emulate_pr is back to 1.
+ *
  * This file holds that state, the gate's check, SPC-2 RESERVE/RELEASE and
  * the rows; pr_in.c and pr_out.c the PERSISTENT RESERVE commands,
  * pr_aptpl.c the APTPL file and pr/res_aptpl_metadata, pr_cfs.c the
@@ -42,9 +47,12 @@ void tcmx_pr_dev_init(struct tcmx_dev *dev)
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	mutex_init(&cd->pr_mutex);
+	mutex_init(&cd->pr_file_mutex);
 	spin_lock_init(&cd->pr_lock);
 	INIT_LIST_HEAD(&cd->pr_regs);
 	INIT_LIST_HEAD(&cd->pr_saved);
+	/* from the process creating the device, if <dbroot>/pr is there */
+	pr_aptpl_dir_pin(cd);
 }
 
 /*
@@ -167,10 +175,36 @@ void pr_update_gate(struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	if (cd->pr_holder || cd->spc2_holder)
+	if ((cd->pr_holder || cd->spc2_holder) &&
+	    READ_ONCE(dev->attrib.emulate_pr))
 		set_bit(TCMX_GATE_PR, &dev->gate);
 	else
 		clear_bit(TCMX_GATE_PR, &dev->gate);
+}
+
+void tcmx_pr_emulate_changed(struct tcmx_dev *dev)
+{
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	spin_lock_irq(&cd->pr_lock);
+	pr_update_gate(dev);
+	spin_unlock_irq(&cd->pr_lock);
+}
+
+/*
+ * A LOGICAL UNIT RESET ends an SPC-2 reservation, whoever held it (as
+ * in-tree core_tmr_lun_reset()); persistent reservations stay (SPC-4
+ * 5.13.1).
+ */
+void tcmx_pr_lun_reset(struct tcmx_dev *dev)
+{
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cd->pr_lock, flags);
+	cd->spc2_holder = NULL;
+	pr_update_gate(dev);
+	spin_unlock_irqrestore(&cd->pr_lock, flags);
 }
 
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
@@ -267,7 +301,7 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 	unsigned long flags;
 	bool conflict;
 
-	if (!d || !cmd->lun)
+	if (!d || !cmd->lun || !READ_ONCE(dev->attrib.emulate_pr))
 		return TCMX_GOOD;
 	spin_lock_irqsave(&cd->pr_lock, flags);
 	conflict = pr_conflicts(dev, cmd->lun, d);

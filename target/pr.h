@@ -70,10 +70,36 @@ u32 pr_transport_id(struct tcmx_lun *lun, u8 *p);
 enum tcmx_status pr_out(struct tcmx_cmd *cmd);
 
 /*
- * pr_aptpl.c, pr_mutex held: can the state be saved (0 or an errno, one
- * dmesg line); save it (or that there is none to keep, with APTPL off)
+ * pr_aptpl.c: saving the state in the APTPL file, around a PERSISTENT
+ * RESERVE OUT that may change it.  pr_aptpl_begin(), pr_file_mutex,
+ * cd->lock and pr_mutex held, before the state changes: the temporary
+ * file opened, the buffer for the text allocated (0, or an errno and
+ * one dmesg line: then nothing may change).  pr_aptpl_text_set(),
+ * pr_mutex held, after the change: the state (or that there is none to
+ * keep, with APTPL off) as text into the buffer.  pr_aptpl_end(),
+ * pr_file_mutex alone held: with @commit the text written and the file
+ * renamed into place (0 or an errno, one dmesg line), else dropped.
  */
-int pr_aptpl_check(struct tcmx_dev *dev);
-int pr_aptpl_save(struct tcmx_dev *dev);
+struct pr_aptpl_save {
+	struct file	*file;
+	char		*buf;
+	size_t		size;
+	size_t		len;
+};
+
+int pr_aptpl_begin(struct tcmx_dev *dev, struct pr_aptpl_save *s);
+void pr_aptpl_text_set(struct tcmx_dev *dev, struct pr_aptpl_save *s);
+int pr_aptpl_end(struct tcmx_dev *dev, struct pr_aptpl_save *s, bool commit);
+
+/*
+ * pr_aptpl_file.c: <dbroot>/pr pinned in cd->pr_dir (0 or an errno) and
+ * let go; a file of it opened to write (O_NOFOLLOW), one renamed over
+ * another
+ */
+int pr_aptpl_dir_pin(struct tcmx_core_dev *cd);
+void pr_aptpl_dir_unpin(struct tcmx_core_dev *cd);
+struct file *pr_aptpl_open(struct tcmx_core_dev *cd, const char *name);
+int pr_aptpl_rename(struct tcmx_core_dev *cd, const char *from,
+		    const char *to);
 
 #endif /* TCMX_PR_H */

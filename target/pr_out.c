@@ -574,25 +574,31 @@ static bool pr_out_spares(struct tcmx_dev *dev, struct pr_out *o, u8 sa)
 	return true;
 }
 
-/* the service action with the checked parameter list @p, under the locks */
+/*
+ * The service action with the checked parameter list @p, under the locks.
+ * If the state is to be saved (APTPL active, or asked for), the file is
+ * opened first: if that fails nothing changes.  It is written after the
+ * device's locks are dropped.
+ */
 static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 				     const u8 *p, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct pr_aptpl_save save = { };
 	enum tcmx_status status;
 	u8 sa = cmd->desc->sa;
-	bool save;
+	bool aptpl = o->aptpl && pr_sa_has_aptpl(sa), fence = false;
 
+	mutex_lock(&cd->pr_file_mutex);
 	/* cd->luns: cd->lock, taken before the PR locks as lun.c does */
 	mutex_lock(&cd->lock);
 	if (!pr_out_spares(dev, o, sa)) {
-		mutex_unlock(&cd->lock);
-		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
+		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
+		goto unlock_dev;
 	}
 	mutex_lock(&cd->pr_mutex);
-	if (o->aptpl && pr_sa_has_aptpl(sa) && !cd->pr_aptpl &&
-	    pr_aptpl_check(dev)) {
+	if ((cd->pr_aptpl || aptpl) && pr_aptpl_begin(dev, &save)) {
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
 		goto unlock;
 	}
@@ -600,20 +606,23 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 	status = pr_out_locked(cmd, o, p, gone);
 	pr_update_gate(dev);
 	spin_unlock_irq(&cd->pr_lock);
-	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
+	fence = sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD;
+	if (fence)
 		pr_abort_hold(gone);
 	/* the last REGISTER's APTPL bit decides (SPC-4 5.13.5) */
-	save = cd->pr_aptpl;
-	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa)) {
-		save |= o->aptpl;
+	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa))
 		cd->pr_aptpl = o->aptpl;
-	}
-	if (status == TCMX_GOOD && save && pr_aptpl_save(dev))
-		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
+	if (status == TCMX_GOOD && save.file)
+		pr_aptpl_text_set(dev, &save);
 unlock:
 	mutex_unlock(&cd->pr_mutex);
+unlock_dev:
 	mutex_unlock(&cd->lock);
-	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
+	if (pr_aptpl_end(dev, &save, status == TCMX_GOOD))
+		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
+	mutex_unlock(&cd->pr_file_mutex);
+	/* preempted: fenced, even if the file could not keep it */
+	if (fence)
 		pr_abort_wait(dev, gone);
 	return status;
 }

@@ -217,17 +217,29 @@ static void ua_order(void)
 	tcmx_ua_lun_clear(lun, &ut_dev);
 	CHECK(lun->ua_count == 0 && ut_cdev.ua_luns == 0 && ut_dev.gate == 0);
 
-	/* a reset of one LUN, of all of a TPG */
+	/*
+	 * a LUN RESET of LUN 5: 29/03 for every I_T nexus of its device
+	 * (LUNs 0, 5 and 300 export it), and its SPC-2 reservation ends
+	 */
+	ut_cdev.spc2_holder = &ut_luns[0];
+	set_bit(TCMX_GATE_PR, &ut_dev.gate);
 	tcmx_ua_reset(&ut_tpg, 5);
-	CHECK(ut_luns[1].ua_count == 1 && ut_luns[0].ua_count == 0);
-	tcmx_ua_reset(&ut_tpg, TCMX_ALL_LUNS);
 	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 1 &&
 	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 1 &&
 	      ut_cdev.ua_luns == 3);
+	CHECK(ut_luns[0].ua[0] == TCMX_SENSE_UA_DEVICE_RESET &&
+	      ut_luns[3].ua[0] == TCMX_SENSE_UA_DEVICE_RESET);
+	CHECK(!ut_cdev.spc2_holder && !test_bit(TCMX_GATE_PR, &ut_dev.gate));
+	/* every LUN of the TPG: POWER ON first */
+	tcmx_ua_reset(&ut_tpg, TCMX_ALL_LUNS);
+	CHECK(ut_luns[0].ua_count == 2 && ut_luns[1].ua_count == 2 &&
+	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 2 &&
+	      ut_cdev.ua_luns == 3 &&
+	      ut_luns[1].ua[0] == TCMX_SENSE_UA_POWER_ON);
 	/* LUNs changed: all others of the TPG with a device */
 	tcmx_ua_tpg(&ut_tpg, &ut_luns[0], TCMX_SENSE_UA_LUNS_CHANGED);
-	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 2 &&
-	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 2);
+	CHECK(ut_luns[0].ua_count == 2 && ut_luns[1].ua_count == 3 &&
+	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 3);
 	ut_fixture_reset();
 }
 

@@ -220,7 +220,17 @@ static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL <<
 static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p >> nr & 1; }
 struct percpu_ref { long count; };
 struct completion { int done; };
-struct work_struct { int pending; };
+struct work_struct { int pending; void (*func)(struct work_struct *); };
+struct workqueue_struct;
+#define INIT_WORK(w, f)		((w)->func = (f))
+/* a queued work runs at once, in the caller */
+static inline bool queue_work(struct workqueue_struct *wq,
+			      struct work_struct *w)
+{
+	(void)wq;
+	w->func(w);
+	return true;
+}
 struct delayed_work { struct work_struct work; };
 struct dentry;
 typedef struct { int counter; } atomic_t;
@@ -406,6 +416,7 @@ struct path { int unused; };
 struct file *filp_open(const char *name, int flags, unsigned short mode);
 ssize_t kernel_write(struct file *f, const void *buf, size_t n, loff_t *pos);
 void fput(struct file *f);
+int vfs_fsync(struct file *f, int datasync);
 int kern_path(const char *name, unsigned int flags, struct path *path);
 static inline void path_put(struct path *p) { (void)p; }
 char *kasprintf(gfp_t gfp, const char *fmt, ...)
