@@ -48,7 +48,16 @@ bool pr_type_reg(u8 type);	/* registered nexuses have access */
 bool pr_type_ro(u8 type);	/* registrants only */
 const char *pr_type_name(u8 type);
 
-/* pr.c: the state, under cd->pr_lock (or pr_mutex, to read it) */
+/*
+ * pr.c: the state, under cd->pr_lock and in a pr_seq write section (or
+ * pr_mutex, to read it): pr_state_lock() and pr_state_unlock() take and
+ * leave both; a registration is put on cd->pr_regs (or moved to @to) and
+ * its LUN told, by pr_reg_attach() and pr_reg_detach()
+ */
+void pr_state_lock(struct tcmx_core_dev *cd) __acquires(&cd->pr_lock);
+void pr_state_unlock(struct tcmx_core_dev *cd) __releases(&cd->pr_lock);
+void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg);
+void pr_reg_detach(struct tcmx_pr_reg *reg, struct list_head *to);
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun);
 const char *pr_nexus_name(struct tcmx_lun *lun);	/* initiator port */
 size_t pr_nexus_copy(struct tcmx_lun *lun, char *buf, size_t size);

@@ -368,19 +368,20 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun)
 		reg->lun = lun;
 		reg->key = s->key;
 		reg->all_tg_pt = s->all_tg_pt;
-		spin_lock_irq(&cd->pr_lock);
+		INIT_LIST_HEAD(&reg->node);
+		pr_state_lock(cd);
 		if (pr_find(dev, lun)) {
 			kfree(reg);
 		} else {
 			reg->generation = cd->pr_generation;
-			list_add_tail(&reg->node, &cd->pr_regs);
+			pr_reg_attach(cd, reg);
 			if (s->type && !cd->pr_holder && !cd->spc2_holder) {
 				cd->pr_holder = reg;
 				cd->pr_type = s->type;
 			}
 			pr_update_gate(dev);
 		}
-		spin_unlock_irq(&cd->pr_lock);
+		pr_state_unlock(cd);
 		cd->pr_aptpl = true;
 		kfree(s);
 	}

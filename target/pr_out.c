@@ -87,7 +87,7 @@ static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 	reg->key = key;
 	reg->generation = cd->pr_generation;
 	reg->all_tg_pt = all_tg_pt;
-	list_move_tail(&reg->node, &cd->pr_regs);
+	pr_reg_attach(cd, reg);
 	return reg;
 }
 
@@ -367,9 +367,11 @@ static void pr_clear(struct tcmx_cmd *cmd, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct tcmx_pr_reg *reg, *tmp;
 
 	pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_PREEMPTED);
-	list_splice_init(&cd->pr_regs, gone);
+	list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node)
+		pr_reg_detach(reg, gone);
 	cd->pr_holder = NULL;
 	cd->pr_generation++;
 }
@@ -391,7 +393,7 @@ static unsigned int pr_remove_key(struct tcmx_dev *dev, u64 key,
 			continue;
 		if (cd->pr_holder == reg)
 			cd->pr_holder = self;	/* replaced by the caller */
-		list_move_tail(&reg->node, gone);
+		pr_reg_detach(reg, gone);
 		tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
 		n++;
 	}
@@ -431,7 +433,7 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 		list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node) {
 			if (reg == self)
 				continue;
-			list_move_tail(&reg->node, gone);
+			pr_reg_detach(reg, gone);
 			tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
 		}
 	} else {
@@ -674,10 +676,10 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
 		goto unlock;
 	}
-	spin_lock_irq(&cd->pr_lock);
+	pr_state_lock(cd);
 	status = pr_out_locked(cmd, o, p, gone);
 	pr_update_gate(dev);
-	spin_unlock_irq(&cd->pr_lock);
+	pr_state_unlock(cd);
 	fence = sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD;
 	if (fence)
 		pr_abort_hold(gone);

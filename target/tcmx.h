@@ -281,6 +281,11 @@ struct tcmx_lun {
 	 */
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
+	/*
+	 * pr.c: this I_T nexus's registration, or NULL; written under the
+	 * device's pr_lock and pr_seq, read by the gate without a lock
+	 */
+	struct tcmx_pr_reg		*pr_reg;
 };
 
 /* A backstore type, e.g. "rd_mcp". */

@@ -60,6 +60,7 @@
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
 
@@ -195,6 +196,12 @@ struct tcmx_core_dev {
 	 */
 	struct mutex			pr_mutex;
 	spinlock_t			pr_lock;
+	/*
+	 * pr_seq: written with pr_lock around every change of pr_holder,
+	 * pr_type, spc2_holder and the LUNs' pr_reg, so that the gate reads
+	 * them without taking the lock (tcmx_pr_check())
+	 */
+	seqcount_spinlock_t		pr_seq;
 	struct list_head		pr_regs;
 	struct tcmx_pr_reg		*pr_holder;
 	struct tcmx_lun			*spc2_holder;

@@ -42,6 +42,8 @@ typedef unsigned int gfp_t;
 #define __user
 #define __must_check
 #define __must_hold(x)
+#define __acquires(x)
+#define __releases(x)
 #define __always_unused		__attribute__((unused))
 #define __maybe_unused		__attribute__((unused))
 #define EXPORT_SYMBOL_GPL(sym)
@@ -190,6 +192,11 @@ static inline void list_del(struct list_head *e)
 	e->prev->next = e->next;
 	e->next->prev = e->prev;
 }
+static inline void list_del_init(struct list_head *e)
+{
+	list_del(e);
+	e->next = e->prev = e;
+}
 static inline void list_add(struct list_head *e, struct list_head *h)
 {
 	e->prev = h;
@@ -219,6 +226,13 @@ static inline void set_bit(unsigned int nr, unsigned long *p) { *p |= 1UL << nr;
 static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL << nr); }
 static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p >> nr & 1; }
 struct percpu_ref { long count; };
+/* seqcount: one thread, so a read never needs a retry */
+typedef struct { unsigned int sequence; } seqcount_spinlock_t;
+#define seqcount_spinlock_init(s, lock)	((s)->sequence = 0)
+#define write_seqcount_begin(s)		((s)->sequence++)
+#define write_seqcount_end(s)		((s)->sequence++)
+#define read_seqcount_begin(s)		((s)->sequence)
+#define read_seqcount_retry(s, seq)	((s)->sequence != (seq))
 struct completion { int done; };
 struct work_struct { int pending; void (*func)(struct work_struct *); };
 struct workqueue_struct;
