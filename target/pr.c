@@ -294,6 +294,8 @@ void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
 	kfree(reg);
+	/* what the nexus left in the device's echo buffer too */
+	tcmx_echo_lun_gone(lun, dev);
 }
 
 /* ---- the gate --------------------------------------------------------- */

@@ -555,7 +555,8 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * pr.c: persistent reservations and SPC-2 RESERVE/RELEASE.  The gate's
  * check while TCMX_GATE_PR is set (any context: TCMX_GOOD or
  * TCMX_CONFLICT); a new device's state (before it is visible); a LUN
- * leaving cd->luns drops its registration and reservations (cd->lock
+ * leaving cd->luns drops its registration and reservations, and the echo
+ * buffer data it wrote (cd->lock
  * held, the LUN drained); a LUN just linked takes up the registrations
  * pr/res_aptpl_metadata restored for its nexus; a device's end frees
  * those still waiting (pr_aptpl.c); pr/res_aptpl_metadata's store
@@ -569,6 +570,8 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count);
+/* buffer.c: @lun leaves @dev: the echo buffer data it wrote goes */
+void tcmx_echo_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev);
 /* pr.c: attrib/emulate_pr changed (cd->lock held): the gate follows it */
 void tcmx_pr_emulate_changed(struct tcmx_dev *dev);
 /* pr.c: a LOGICAL UNIT RESET of @dev ends its SPC-2 reservation; any context */

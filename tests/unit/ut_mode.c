@@ -283,8 +283,34 @@ static void mode_sense_default_changeable(void)
 	ut_fixture_reset();
 }
 
+/*
+ * The echo buffer is the I_T nexus's: what one nexus (LUN 0) wrote is
+ * not what another (LUN 5, the same device) reads; it reads COMMAND
+ * SEQUENCE ERROR, as before any WRITE BUFFER, until it writes its own.
+ */
+static void echo_buffer_per_nexus(void)
+{
+	static const u8 mine[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	EXPECT(RUN_OUT(C(0x3b, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), mine, 8, 8, 0),
+	       UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 8);
+	EXPECT(RUN(C(0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), 8, DMA_FROM_DEVICE,
+		   0), UT_GOOD);
+	CHECK_BYTES(0, 1, 2, 3, 4, 5, 6, 7, 8);
+	EXPECT(RUN(C(0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), 8, DMA_FROM_DEVICE,
+		   5), TCMX_SENSE_COMMAND_SEQUENCE);
+	/* the nexus leaves: what it wrote goes with it */
+	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
+	EXPECT(RUN(C(0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), 8, DMA_FROM_DEVICE,
+		   0), TCMX_SENSE_COMMAND_SEQUENCE);
+	kfree(ut_cdev.echo_buf);		/* the device's end */
+	ut_fixture_reset();
+}
+
 void ut_test_mode(void)
 {
+	echo_buffer_per_nexus();
 	mode_select_changes();
 	mode_select_refusals();
 	ua_order();
