@@ -654,3 +654,24 @@ def test_lun_reset_releases_spc2_reservation_and_tells_every_nexus(two):
     tcmxlib.ua_clear(a)
     assert sgcmd(b, READ10, din=512)[0] == GOOD
     assert sgcmd(b, WRITE10, dout=bytes(512))[0] == GOOD
+
+
+def test_echo_buffer_reads_back_to_the_writing_nexus_only(two):
+    """WRITE BUFFER (echo) through A: A reads it back, B (another I_T
+    nexus to the same unit) gets COMMAND SEQUENCE ERROR, not A's data;
+    once B writes, B reads its own and A no longer reads anything."""
+    a, b = two["a"], two["b"]
+    rd_ = [0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 64, 0]
+    pa, pb = os.urandom(64), os.urandom(64)
+    assert sgcmd(a, [0x3b, 0x0a, 0, 0, 0, 0, 0, 0, 64, 0], dout=pa)[0] == \
+        GOOD
+    st, _, data = sgcmd(a, rd_, din=64)
+    assert st == GOOD and data == pa
+    st, sense, data = sgcmd(b, rd_, din=64)
+    assert st == CHECK and kcq(sense) == (0x5, 0x2c, 0x00), data.hex()
+    assert sgcmd(b, [0x3b, 0x0a, 0, 0, 0, 0, 0, 0, 64, 0], dout=pb)[0] == \
+        GOOD
+    st, _, data = sgcmd(b, rd_, din=64)
+    assert st == GOOD and data == pb
+    st, sense, _ = sgcmd(a, rd_, din=64)
+    assert st == CHECK and kcq(sense) == (0x5, 0x2c, 0x00)
