@@ -4,7 +4,10 @@
  *
  * The echo buffer is one per device, of TCMX_ECHO_MAX bytes, allocated by
  * the first WRITE BUFFER (in a worker: it sleeps) and freed
- * with the device.  Any I_T nexus may overwrite it (EBOS 0).
+ * with the device.  Any I_T nexus may overwrite it (EBOS 0), but only the
+ * nexus that wrote it reads it back: another one gets COMMAND SEQUENCE
+ * ERROR, as before any WRITE BUFFER, so that no initiator reads what
+ * another wrote.  What a nexus wrote goes when it leaves the device.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,9 +24,9 @@
 #define BUF_MODE_MASK		0x1f
 
 struct tcmx_echo_buf {
-	u32	len;		/* bytes the last WRITE BUFFER left */
-	bool	written;
-	u8	data[TCMX_ECHO_MAX];
+	u32			len;	/* bytes the last WRITE BUFFER left */
+	struct tcmx_lun		*writer;	/* its I_T nexus, or NULL */
+	u8			data[TCMX_ECHO_MAX];
 };
 
 /* every device's echo buffer: its contents and its allocation */
@@ -56,7 +59,7 @@ static enum tcmx_status spc_write_echo(struct tcmx_cmd *cmd)
 	memset(echo->data, 0, len);
 	tcmx_cmd_copy_from_sgl(cmd, echo->data, len);
 	echo->len = len;
-	echo->written = true;
+	echo->writer = cmd->lun;
 	mutex_unlock(&tcmx_echo_mutex);
 	cmd->xfer_len = min(len, cmd->data_len);
 	return TCMX_GOOD;
@@ -81,12 +84,26 @@ static enum tcmx_status spc_read_echo(struct tcmx_cmd *cmd)
 
 	mutex_lock(&tcmx_echo_mutex);
 	echo = tcmx_core(cmd->dev)->echo_buf;
-	if (echo && echo->written)
+	if (echo && echo->writer && echo->writer == cmd->lun)
 		tcmx_cmd_copy_to_sgl(cmd, echo->data, min(echo->len, alloc_len));
 	else
 		status = tcmx_sense(cmd, TCMX_SENSE_COMMAND_SEQUENCE);
 	mutex_unlock(&tcmx_echo_mutex);
 	return status;
+}
+
+/* @lun leaves @dev (cd->lock held): what it wrote is no one's to read */
+void tcmx_echo_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
+{
+	struct tcmx_echo_buf *echo;
+
+	mutex_lock(&tcmx_echo_mutex);
+	echo = tcmx_core(dev)->echo_buf;
+	if (echo && echo->writer == lun) {
+		echo->writer = NULL;
+		memset(echo->data, 0, echo->len);
+	}
+	mutex_unlock(&tcmx_echo_mutex);
 }
 
 /* The echo buffer descriptor: EBOS 0; BUFFER CAPACITY */

@@ -15,4 +15,13 @@
 #include <asm/unaligned.h>
 #endif
 
+/* struct renamedata's mount idmapping: a user namespace before 6.3 */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#define TCMX_RENAMEDATA_IDMAP(rd, mnt) \
+	((rd)->old_mnt_idmap = (rd)->new_mnt_idmap = mnt_idmap(mnt))
+#else
+#define TCMX_RENAMEDATA_IDMAP(rd, mnt) \
+	((rd)->old_mnt_userns = (rd)->new_mnt_userns = mnt_user_ns(mnt))
+#endif
+
 #endif /* TCMX_COMPAT_H */

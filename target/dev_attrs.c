@@ -69,6 +69,8 @@ static void tcmx_dev_attrib_apply(struct tcmx_dev *dev,
 			clear_bit(TCMX_GATE_NOFUA, &dev->gate);
 		else
 			set_bit(TCMX_GATE_NOFUA, &dev->gate);
+	} else if (TCMX_DA_IS(a, emulate_pr)) {
+		tcmx_pr_emulate_changed(dev);
 	} else if (a->off == offsetof(struct tcmx_dev_attrib,
 				      emulate_model_alias)) {
 		strscpy(cd->t10.model, da->emulate_model_alias ?
@@ -251,6 +253,7 @@ void tcmx_dev_attrs_init(struct tcmx_dev *dev)
 
 	tcmx_dev_set_defaults(dev);
 	tcmx_pr_dev_init(dev);
+	tcmx_ua_dev_init(dev);
 	config_group_init_type_name(&cd->attrib_group, "attrib",
 				    &tcmx_attrib_type);
 	configfs_add_default_group(&cd->attrib_group, &dev->group);

@@ -10,9 +10,16 @@
  *
  * The state lives on the device (struct tcmx_dev, pr_*): every command of
  * these files runs in a worker (TCMX_CMD_DEFER) under cd->pr_mutex and
- * changes the state under cd->pr_lock, which the gate takes too.  While a
+ * changes the state under cd->pr_lock and cd->pr_seq, which the gate
+ * reads it through without a lock (each LUN points to its registration,
+ * so the gate's question is a few loads).  While a
  * reservation exists (persistent or SPC-2) TCMX_GATE_PR is set and the
  * gate calls tcmx_pr_check(); registrations alone cost nothing.
+ *
+ * With emulate_pr 0 the PR commands are unknown opcodes, and, as in-tree
+ * (target_check_reservation()), a reservation that exists then is not
+ * enforced: nothing could end it.  It is kept, and enforced again once
+ * emulate_pr is back to 1.
  *
  * This file holds that state, the gate's check, SPC-2 RESERVE/RELEASE and
  * the rows; pr_in.c and pr_out.c the PERSISTENT RESERVE commands,
@@ -42,9 +49,13 @@ void tcmx_pr_dev_init(struct tcmx_dev *dev)
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	mutex_init(&cd->pr_mutex);
+	mutex_init(&cd->pr_file_mutex);
 	spin_lock_init(&cd->pr_lock);
+	seqcount_spinlock_init(&cd->pr_seq, &cd->pr_lock);
 	INIT_LIST_HEAD(&cd->pr_regs);
 	INIT_LIST_HEAD(&cd->pr_saved);
+	/* from the process creating the device, if <dbroot>/pr is there */
+	pr_aptpl_dir_pin(cd);
 }
 
 /*
@@ -118,15 +129,40 @@ const char *pr_type_name(u8 type)
 
 /* ---- state, under cd->pr_lock ---------------------------------------- */
 
+void pr_state_lock(struct tcmx_core_dev *cd)
+	__acquires(&cd->pr_lock)
+{
+	spin_lock_irq(&cd->pr_lock);
+	write_seqcount_begin(&cd->pr_seq);
+}
+
+void pr_state_unlock(struct tcmx_core_dev *cd)
+	__releases(&cd->pr_lock)
+{
+	write_seqcount_end(&cd->pr_seq);
+	spin_unlock_irq(&cd->pr_lock);
+}
+
+void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg)
+{
+	list_move_tail(&reg->node, &cd->pr_regs);
+	WRITE_ONCE(reg->lun->pr_reg, reg);
+}
+
+/* @to NULL: off every list */
+void pr_reg_detach(struct tcmx_pr_reg *reg, struct list_head *to)
+{
+	if (to)
+		list_move_tail(&reg->node, to);
+	else
+		list_del_init(&reg->node);
+	WRITE_ONCE(reg->lun->pr_reg, NULL);
+}
+
+/* @lun's registration: one load (pr_regs holds one per nexus at most) */
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun)
 {
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg;
-
-	list_for_each_entry(reg, &cd->pr_regs, node)
-		if (reg->lun == lun)
-			return reg;
-	return NULL;
+	return lun->pr_reg;
 }
 
 /*
@@ -137,6 +173,26 @@ const char *pr_nexus_name(struct tcmx_lun *lun)
 {
 	/* pairs with the release in tcmx_nexus_register() */
 	return smp_load_acquire(&lun->tpg->nexus_name) ?: "";
+}
+
+/*
+ * The LUN's initiator port name into @buf (@size bytes, NUL-terminated,
+ * cut to fit), its length: a copy read once, byte by byte, so that a
+ * fabric changing the name meanwhile can give a mix of two names but
+ * never more than @size bytes.
+ */
+size_t pr_nexus_copy(struct tcmx_lun *lun, char *buf, size_t size)
+{
+	const char *name = pr_nexus_name(lun);
+	size_t i;
+
+	for (i = 0; i + 1 < size; i++) {
+		buf[i] = READ_ONCE(name[i]);
+		if (!buf[i])
+			return i;
+	}
+	buf[i] = '\0';
+	return i;
 }
 
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg)
@@ -151,10 +207,38 @@ void pr_update_gate(struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	if (cd->pr_holder || cd->spc2_holder)
+	if ((cd->pr_holder || cd->spc2_holder) &&
+	    READ_ONCE(dev->attrib.emulate_pr))
 		set_bit(TCMX_GATE_PR, &dev->gate);
 	else
 		clear_bit(TCMX_GATE_PR, &dev->gate);
+}
+
+void tcmx_pr_emulate_changed(struct tcmx_dev *dev)
+{
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+
+	spin_lock_irq(&cd->pr_lock);
+	pr_update_gate(dev);
+	spin_unlock_irq(&cd->pr_lock);
+}
+
+/*
+ * A LOGICAL UNIT RESET ends an SPC-2 reservation, whoever held it (as
+ * in-tree core_tmr_lun_reset()); persistent reservations stay (SPC-4
+ * 5.13.1).
+ */
+void tcmx_pr_lun_reset(struct tcmx_dev *dev)
+{
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cd->pr_lock, flags);
+	write_seqcount_begin(&cd->pr_seq);
+	WRITE_ONCE(cd->spc2_holder, NULL);
+	pr_update_gate(dev);
+	write_seqcount_end(&cd->pr_seq);
+	spin_unlock_irqrestore(&cd->pr_lock, flags);
 }
 
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
@@ -184,7 +268,7 @@ void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	list_del(&reg->node);
+	pr_reg_detach(reg, NULL);
 	if (cd->pr_holder != reg)
 		return;
 	if (pr_type_all_reg(cd->pr_type) && !list_empty(&cd->pr_regs)) {
@@ -204,59 +288,75 @@ void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 	struct tcmx_pr_reg *reg;
 
 	mutex_lock(&cd->pr_mutex);
-	spin_lock_irq(&cd->pr_lock);
+	pr_state_lock(cd);
 	reg = pr_find(dev, lun);
 	if (reg)
 		pr_unregister(dev, reg, false);
 	if (cd->spc2_holder == lun)
 		cd->spc2_holder = NULL;
 	pr_update_gate(dev);
-	spin_unlock_irq(&cd->pr_lock);
+	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
 	kfree(reg);
+	/* what the nexus left in the device's echo buffer too */
+	tcmx_echo_lun_gone(lun, dev);
 }
 
 /* ---- the gate --------------------------------------------------------- */
 
-static bool pr_conflicts(struct tcmx_dev *dev, struct tcmx_lun *lun,
+/* what the gate reads of the state, at one point of it (pr_seq) */
+struct pr_view {
+	struct tcmx_lun		*spc2_holder;
+	struct tcmx_pr_reg	*holder;
+	struct tcmx_pr_reg	*reg;		/* the nexus's */
+	u8			type;
+};
+
+/* nothing of the view is dereferenced: it may be gone already */
+static bool pr_conflicts(const struct pr_view *v, struct tcmx_lun *lun,
 			 const struct tcmx_cmd_desc *d)
 {
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg;
-	u8 type = cd->pr_type;
 	bool writes;
 
 	/* the rows say which commands conflict with none (tcmx_core.h) */
-	if (cd->spc2_holder)
-		return cd->spc2_holder != lun && !(d->flags & TCMX_CMD_SPC2_OK);
-	if (!cd->pr_holder || d->flags & TCMX_CMD_PR_OK)
+	if (v->spc2_holder)
+		return v->spc2_holder != lun && !(d->flags & TCMX_CMD_SPC2_OK);
+	if (!v->holder || d->flags & TCMX_CMD_PR_OK)
 		return false;
-	reg = pr_find(dev, lun);
-	if (pr_is_holder(dev, reg))
+	if (v->reg && (v->reg == v->holder || pr_type_all_reg(v->type)))
 		return false;
-	if (reg && pr_type_reg(type))
+	if (v->reg && pr_type_reg(v->type))
 		return false;
 	writes = d->flags & TCMX_CMD_WRITE || d->dir == DMA_TO_DEVICE;
 	/* write exclusive: reads pass, registered or not */
-	if (pr_type_we(type))
+	if (pr_type_we(v->type))
 		return writes;
 	return true;
 }
 
+/*
+ * While a reservation exists: a few loads, retried if a PR command
+ * changed the state meanwhile; no lock, no walk of the registrations.
+ */
 enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	unsigned long flags;
-	bool conflict;
+	struct tcmx_lun *lun = cmd->lun;
+	struct pr_view v;
+	unsigned int seq;
 
-	if (!d || !cmd->lun)
+	if (!d || !lun || !READ_ONCE(dev->attrib.emulate_pr))
 		return TCMX_GOOD;
-	spin_lock_irqsave(&cd->pr_lock, flags);
-	conflict = pr_conflicts(dev, cmd->lun, d);
-	spin_unlock_irqrestore(&cd->pr_lock, flags);
-	return conflict ? TCMX_CONFLICT : TCMX_GOOD;
+	do {
+		seq = read_seqcount_begin(&cd->pr_seq);
+		v.spc2_holder = READ_ONCE(cd->spc2_holder);
+		v.holder = READ_ONCE(cd->pr_holder);
+		v.type = READ_ONCE(cd->pr_type);
+		v.reg = READ_ONCE(lun->pr_reg);
+	} while (read_seqcount_retry(&cd->pr_seq, seq));
+	return pr_conflicts(&v, lun, d) ? TCMX_CONFLICT : TCMX_GOOD;
 }
 
 /* ---- SPC-2 RESERVE and RELEASE (SPC-2 7.21, 7.12) ---------------------- */
@@ -268,7 +368,7 @@ static enum tcmx_status pr_spc2_reserve(struct tcmx_cmd *cmd)
 	enum tcmx_status status = TCMX_GOOD;
 
 	mutex_lock(&cd->pr_mutex);
-	spin_lock_irq(&cd->pr_lock);
+	pr_state_lock(cd);
 	/* SPC-4 5.13.3: not while persistent reservations are in use */
 	if (!list_empty(&cd->pr_regs) || cd->pr_holder ||
 	    (cd->spc2_holder && cd->spc2_holder != cmd->lun))
@@ -276,7 +376,7 @@ static enum tcmx_status pr_spc2_reserve(struct tcmx_cmd *cmd)
 	else
 		cd->spc2_holder = cmd->lun;
 	pr_update_gate(dev);
-	spin_unlock_irq(&cd->pr_lock);
+	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
 	return status;
 }
@@ -288,11 +388,11 @@ static enum tcmx_status pr_spc2_release(struct tcmx_cmd *cmd)
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	mutex_lock(&cd->pr_mutex);
-	spin_lock_irq(&cd->pr_lock);
+	pr_state_lock(cd);
 	if (cd->spc2_holder == cmd->lun)
 		cd->spc2_holder = NULL;
 	pr_update_gate(dev);
-	spin_unlock_irq(&cd->pr_lock);
+	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
 	return TCMX_GOOD;
 }

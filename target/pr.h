@@ -29,6 +29,7 @@
 #define PRI_TID_ISCSI_HDR	4
 #define PRI_TID_NAA_LEN		24
 #define PRI_MAX_NAME		224	/* an iSCSI name, padded */
+#define PRI_TID_MAX		(PRI_TID_ISCSI_HDR + PRI_MAX_NAME)
 
 /* one registered I_T nexus */
 struct tcmx_pr_reg {
@@ -47,9 +48,19 @@ bool pr_type_reg(u8 type);	/* registered nexuses have access */
 bool pr_type_ro(u8 type);	/* registrants only */
 const char *pr_type_name(u8 type);
 
-/* pr.c: the state, under cd->pr_lock (or pr_mutex, to read it) */
+/*
+ * pr.c: the state, under cd->pr_lock and in a pr_seq write section (or
+ * pr_mutex, to read it): pr_state_lock() and pr_state_unlock() take and
+ * leave both; a registration is put on cd->pr_regs (or moved to @to) and
+ * its LUN told, by pr_reg_attach() and pr_reg_detach()
+ */
+void pr_state_lock(struct tcmx_core_dev *cd) __acquires(&cd->pr_lock);
+void pr_state_unlock(struct tcmx_core_dev *cd) __releases(&cd->pr_lock);
+void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg);
+void pr_reg_detach(struct tcmx_pr_reg *reg, struct list_head *to);
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun);
 const char *pr_nexus_name(struct tcmx_lun *lun);	/* initiator port */
+size_t pr_nexus_copy(struct tcmx_lun *lun, char *buf, size_t size);
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg);
 void pr_update_gate(struct tcmx_dev *dev);
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
@@ -58,7 +69,8 @@ void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua);
 
 /*
  * pr_in.c: PERSISTENT RESERVE IN; @lun's initiator port's TransportID
- * into @p (NULL: only its length), its length
+ * into @p (PRI_TID_MAX bytes at most) from one copy of its name, its
+ * length
  */
 enum tcmx_status pr_in(struct tcmx_cmd *cmd);
 u32 pr_transport_id(struct tcmx_lun *lun, u8 *p);
@@ -67,10 +79,36 @@ u32 pr_transport_id(struct tcmx_lun *lun, u8 *p);
 enum tcmx_status pr_out(struct tcmx_cmd *cmd);
 
 /*
- * pr_aptpl.c, pr_mutex held: can the state be saved (0 or an errno, one
- * dmesg line); save it (or that there is none to keep, with APTPL off)
+ * pr_aptpl.c: saving the state in the APTPL file, around a PERSISTENT
+ * RESERVE OUT that may change it.  pr_aptpl_begin(), pr_file_mutex,
+ * cd->lock and pr_mutex held, before the state changes: the temporary
+ * file opened, the buffer for the text allocated (0, or an errno and
+ * one dmesg line: then nothing may change).  pr_aptpl_text_set(),
+ * pr_mutex held, after the change: the state (or that there is none to
+ * keep, with APTPL off) as text into the buffer.  pr_aptpl_end(),
+ * pr_file_mutex alone held: with @commit the text written and the file
+ * renamed into place (0 or an errno, one dmesg line), else dropped.
  */
-int pr_aptpl_check(struct tcmx_dev *dev);
-int pr_aptpl_save(struct tcmx_dev *dev);
+struct pr_aptpl_save {
+	struct file	*file;
+	char		*buf;
+	size_t		size;
+	size_t		len;
+};
+
+int pr_aptpl_begin(struct tcmx_dev *dev, struct pr_aptpl_save *s);
+void pr_aptpl_text_set(struct tcmx_dev *dev, struct pr_aptpl_save *s);
+int pr_aptpl_end(struct tcmx_dev *dev, struct pr_aptpl_save *s, bool commit);
+
+/*
+ * pr_aptpl_file.c: <dbroot>/pr pinned in cd->pr_dir (0 or an errno) and
+ * let go; a file of it opened to write (O_NOFOLLOW), one renamed over
+ * another
+ */
+int pr_aptpl_dir_pin(struct tcmx_core_dev *cd);
+void pr_aptpl_dir_unpin(struct tcmx_core_dev *cd);
+struct file *pr_aptpl_open(struct tcmx_core_dev *cd, const char *name);
+int pr_aptpl_rename(struct tcmx_core_dev *cd, const char *from,
+		    const char *to);
 
 #endif /* TCMX_PR_H */

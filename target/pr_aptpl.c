@@ -6,6 +6,13 @@
  * format that rtslib reads back into pr/res_aptpl_metadata when it
  * creates the device again; a restored registration waits there for its
  * LUN to be linked.
+ *
+ * A PERSISTENT RESERVE OUT that may change the state opens the file
+ * (pr_aptpl_file.c: relative to the pinned directory, without following
+ * links) before it changes anything: a state that could not be saved is
+ * not made.  The text is taken under the PR lock, and written and renamed
+ * into place after the device's locks are dropped, under pr_file_mutex
+ * alone, which keeps the writers in order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,28 +60,6 @@ static bool pr_aptpl_serial_ok(struct tcmx_dev *dev)
 	return false;
 }
 
-/* Can the state be saved?  <dbroot>/pr must be a directory. */
-int pr_aptpl_check(struct tcmx_dev *dev)
-{
-	struct path path;
-	char *dir;
-	int ret;
-
-	if (!pr_aptpl_serial_ok(dev))
-		return -EINVAL;
-	dir = kasprintf(GFP_KERNEL, "%s/pr", tcmx_dbroot);
-	if (!dir)
-		return -ENOMEM;
-	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
-	if (ret)
-		pr_err("%s: APTPL: %s is not a directory: %d\n",
-		       tcmx_dev_name(dev), dir, ret);
-	else
-		path_put(&path);
-	kfree(dir);
-	return ret;
-}
-
 /* pr_mutex held: the registrations and the reservation, as text */
 static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 {
@@ -85,10 +70,13 @@ static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 
 	list_for_each_entry(reg, &cd->pr_regs, node) {
 		struct tcmx_tpg *tpg = reg->lun->tpg;
+		char name[PR_NAME_MAX];
 
+		/* read once: a name changing meanwhile stays in its bounds */
+		pr_nexus_copy(reg->lun, name, sizeof(name));
 		len += scnprintf(buf + len, size - len,
 				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\nsa_res_key=%llu\n",
-				 n, tpg->ops->name, pr_nexus_name(reg->lun),
+				 n, tpg->ops->name, name,
 				 (unsigned long long)reg->key);
 		if (reg == cd->pr_holder)
 			len += scnprintf(buf + len, size - len,
@@ -111,49 +99,86 @@ static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 	return len;
 }
 
-/*
- * pr_mutex held: write the state (or, with APTPL off, that there is none
- * to keep) to the device's file; 0 or an errno, and one dmesg line.
- */
-int pr_aptpl_save(struct tcmx_dev *dev)
+/* the file's name, or its temporary one's */
+static int pr_aptpl_name(struct tcmx_dev *dev, char *buf, size_t size,
+			 bool tmp)
+{
+	int n = snprintf(buf, size, "aptpl_%s%s",
+			 tcmx_core(dev)->t10.unit_serial, tmp ? ".tmp" : "");
+
+	return n < size ? 0 : -ENAMETOOLONG;
+}
+
+int pr_aptpl_begin(struct tcmx_dev *dev, struct pr_aptpl_save *s)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg;
-	size_t size = PR_APTPL_ENTRY, len;
-	struct file *file;
-	char *path, *buf;
-	loff_t pos = 0;
-	ssize_t ret;
+	struct tcmx_lun *lun;
+	char name[PR_NAME_MAX];
+	int ret;
 
-	list_for_each_entry(reg, &cd->pr_regs, node)
-		size += PR_APTPL_ENTRY;
-	path = pr_aptpl_serial_ok(dev) ?
-	       kasprintf(GFP_KERNEL, "%s/pr/aptpl_%s", tcmx_dbroot,
-			 cd->t10.unit_serial) : NULL;
-	buf = kvmalloc(size, GFP_KERNEL);
-	if (!path || !buf) {
-		ret = -ENOMEM;
-		goto out;
+	s->size = PR_APTPL_ENTRY;
+	/* a registration per LUN at most, after the change too */
+	list_for_each_entry(lun, &cd->luns, dev_node)
+		s->size += PR_APTPL_ENTRY;
+	if (!pr_aptpl_serial_ok(dev))
+		return -EINVAL;
+	ret = pr_aptpl_name(dev, name, sizeof(name), true);
+	if (!ret)
+		ret = pr_aptpl_dir_pin(cd);
+	if (ret) {
+		pr_err("%s: APTPL: no directory %s/pr to keep the state in: %d\n",
+		       tcmx_dev_name(dev), tcmx_dbroot, ret);
+		return ret;
 	}
-	if (cd->pr_aptpl)
-		len = pr_aptpl_text(dev, buf, size);
+	s->buf = kvmalloc(s->size, GFP_KERNEL);
+	if (!s->buf)
+		return -ENOMEM;
+	s->file = pr_aptpl_open(cd, name);
+	if (IS_ERR(s->file)) {
+		ret = PTR_ERR(s->file);
+		s->file = NULL;
+		kvfree(s->buf);
+		s->buf = NULL;
+		pr_err("%s: APTPL: cannot open %s/pr/%s: %d\n",
+		       tcmx_dev_name(dev), tcmx_dbroot, name, ret);
+	}
+	return ret;
+}
+
+void pr_aptpl_text_set(struct tcmx_dev *dev, struct pr_aptpl_save *s)
+{
+	if (tcmx_core(dev)->pr_aptpl)
+		s->len = pr_aptpl_text(dev, s->buf, s->size);
 	else
-		len = scnprintf(buf, size, PR_APTPL_NONE "\n");
-	file = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (IS_ERR(file)) {
-		ret = PTR_ERR(file);
-		goto out;
+		s->len = scnprintf(s->buf, s->size, PR_APTPL_NONE "\n");
+}
+
+int pr_aptpl_end(struct tcmx_dev *dev, struct pr_aptpl_save *s, bool commit)
+{
+	char from[PR_NAME_MAX], to[PR_NAME_MAX];
+	loff_t pos = 0;
+	ssize_t ret = 0;
+
+	if (!s->file)
+		return 0;
+	if (commit) {
+		ret = kernel_write(s->file, s->buf, s->len, &pos);
+		if (ret >= 0)
+			ret = ret == s->len ? vfs_fsync(s->file, 0) : -EIO;
 	}
-	ret = kernel_write(file, buf, len, &pos);
-	fput(file);
-	if (ret >= 0)
-		ret = ret == len ? 0 : -EIO;
-out:
+	fput(s->file);
+	s->file = NULL;
+	kvfree(s->buf);
+	s->buf = NULL;
+	if (!commit)
+		return 0;
+	if (!ret)
+		ret = pr_aptpl_name(dev, from, sizeof(from), true) ?:
+		      pr_aptpl_name(dev, to, sizeof(to), false) ?:
+		      pr_aptpl_rename(tcmx_core(dev), from, to);
 	if (ret)
-		pr_err("%s: APTPL: cannot write %s: %zd\n",
-		       tcmx_dev_name(dev), path ?: "the state", ret);
-	kfree(path);
-	kvfree(buf);
+		pr_err("%s: APTPL: cannot save the state in %s/pr: %zd\n",
+		       tcmx_dev_name(dev), tcmx_dbroot, ret);
 	return ret;
 }
 
@@ -343,19 +368,20 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun)
 		reg->lun = lun;
 		reg->key = s->key;
 		reg->all_tg_pt = s->all_tg_pt;
-		spin_lock_irq(&cd->pr_lock);
+		INIT_LIST_HEAD(&reg->node);
+		pr_state_lock(cd);
 		if (pr_find(dev, lun)) {
 			kfree(reg);
 		} else {
 			reg->generation = cd->pr_generation;
-			list_add_tail(&reg->node, &cd->pr_regs);
+			pr_reg_attach(cd, reg);
 			if (s->type && !cd->pr_holder && !cd->spc2_holder) {
 				cd->pr_holder = reg;
 				cd->pr_type = s->type;
 			}
 			pr_update_gate(dev);
 		}
-		spin_unlock_irq(&cd->pr_lock);
+		pr_state_unlock(cd);
 		cd->pr_aptpl = true;
 		kfree(s);
 	}
@@ -366,6 +392,8 @@ void tcmx_pr_dev_free(struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_saved *s, *tmp;
+
+	pr_aptpl_dir_unpin(cd);
 
 	list_for_each_entry_safe(s, tmp, &cd->pr_saved, node)
 		kfree(s);

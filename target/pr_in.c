@@ -31,15 +31,17 @@ static u8 pr_hex(char c)
 }
 
 /*
- * The initiator port's TransportID (SPC-4 7.6.4) into @p (NULL: only its
- * length): an iSCSI name (format 00b, padded to a multiple of 4 bytes,
- * NUL-terminated) for "iqn."/"eui." names, else a SAS address from the
- * "naa." name's 16 hex digits, a Fibre Channel N_Port name for "fc.".
+ * The initiator port's TransportID (SPC-4 7.6.4) into @p, at most
+ * PRI_TID_MAX bytes: an iSCSI name (format 00b, padded to a multiple of
+ * 4 bytes, NUL-terminated) for "iqn."/"eui." names, else a SAS address
+ * from the "naa." name's 16 hex digits, a Fibre Channel N_Port name for
+ * "fc.".  The name is read once (pr_nexus_copy()): its length and its
+ * bytes agree even if the fabric changes it meanwhile.
  */
 u32 pr_transport_id(struct tcmx_lun *lun, u8 *p)
 {
-	const char *name = pr_nexus_name(lun);
-	size_t len = strlen(name);
+	char name[PRI_MAX_NAME];
+	size_t len = pr_nexus_copy(lun, name, sizeof(name));
 	u32 tid_len;
 	u64 addr;
 
@@ -47,29 +49,28 @@ u32 pr_transport_id(struct tcmx_lun *lun, u8 *p)
 		bool fc = name[0] == 'f';
 		size_t i;
 
-		if (p) {
-			/* the port name's first 16 hex digits (loop.c checked) */
-			addr = 0;
-			for (i = fc ? 3 : 4; i < len && i < (fc ? 19 : 20); i++)
-				addr = addr << 4 | pr_hex(name[i]);
-			memset(p, 0, PRI_TID_NAA_LEN);
-			p[0] = fc ? 0x00 : 0x06;	/* FC, SAS */
-			put_unaligned_be64(addr, &p[fc ? 8 : 4]);
-		}
+		/* the port name's first 16 hex digits (loop.c checked) */
+		addr = 0;
+		for (i = fc ? 3 : 4; i < len && i < (fc ? 19 : 20); i++)
+			addr = addr << 4 | pr_hex(name[i]);
+		memset(p, 0, PRI_TID_NAA_LEN);
+		p[0] = fc ? 0x00 : 0x06;	/* FC, SAS */
+		put_unaligned_be64(addr, &p[fc ? 8 : 4]);
 		return PRI_TID_NAA_LEN;
 	}
-	len = min_t(size_t, len, PRI_MAX_NAME - 1);
 	tid_len = round_up(PRI_TID_ISCSI_HDR + len + 1, 4);
-	if (p) {
-		memset(p, 0, tid_len);
-		p[0] = 0x05;				/* iSCSI, format 00b */
-		put_unaligned_be16(tid_len - PRI_TID_ISCSI_HDR, &p[2]);
-		memcpy(&p[PRI_TID_ISCSI_HDR], name, len);
-	}
+	memset(p, 0, tid_len);
+	p[0] = 0x05;				/* iSCSI, format 00b */
+	put_unaligned_be16(tid_len - PRI_TID_ISCSI_HDR, &p[2]);
+	memcpy(&p[PRI_TID_ISCSI_HDR], name, len);
 	return tid_len;
 }
 
-/* pr_mutex held: the length of @sa's parameter data */
+/*
+ * pr_mutex held: the length of @sa's parameter data; for READ FULL
+ * STATUS the most it can be, each TransportID at its longest: the names
+ * are read once, as the descriptors are written
+ */
 static u32 pr_in_len(struct tcmx_dev *dev, u8 sa)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
@@ -80,7 +81,7 @@ static u32 pr_in_len(struct tcmx_dev *dev, u8 sa)
 	list_for_each_entry(reg, &cd->pr_regs, node) {
 		n++;
 		if (sa == PRI_READ_FULL_STATUS)
-			len += PRI_FULL_DESC + pr_transport_id(reg->lun, NULL);
+			len += PRI_FULL_DESC + PRI_TID_MAX;
 	}
 	switch (sa) {
 	case PRI_READ_KEYS:
@@ -136,7 +137,8 @@ static void pr_in_caps(struct tcmx_dev *dev, u8 *buf)
 	put_unaligned_be16(PRI_TYPE_MASK, &buf[4]);
 }
 
-static void pr_in_full_status(struct tcmx_dev *dev, u8 *buf, u32 len)
+/* the data's length: the descriptors written, in one pass */
+static u32 pr_in_full_status(struct tcmx_dev *dev, u8 *buf)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
@@ -159,7 +161,8 @@ static void pr_in_full_status(struct tcmx_dev *dev, u8 *buf, u32 len)
 		put_unaligned_be32(tid, &p[20]);
 		n += PRI_FULL_DESC + tid;
 	}
-	put_unaligned_be32(len - PRI_HDR, &buf[4]);
+	put_unaligned_be32(n - PRI_HDR, &buf[4]);
+	return n;
 }
 
 enum tcmx_status pr_in(struct tcmx_cmd *cmd)
@@ -190,7 +193,7 @@ enum tcmx_status pr_in(struct tcmx_cmd *cmd)
 		pr_in_caps(dev, buf);
 		break;
 	case PRI_READ_FULL_STATUS:
-		pr_in_full_status(dev, buf, len);
+		len = pr_in_full_status(dev, buf);
 		break;
 	}
 	mutex_unlock(&cd->pr_mutex);

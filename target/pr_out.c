@@ -16,7 +16,10 @@
  * command of the preempted nexuses that the gate let through before has
  * finished (an RCU grace period for the inline ones, lun->deferred for
  * the others): none of theirs runs after it completes.  They finish
- * rather than end with TASK ABORTED.
+ * rather than end with TASK ABORTED.  The wait has no bound, as the
+ * in-tree's drain of the preempted commands has none: a fence that
+ * completed with a command of the fenced nexus still to land would be
+ * none.  A wait that goes on says so in dmesg every 30 s.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +43,7 @@
 #define PRO_MOVE_APTPL		BIT(0)
 #define PRO_TIDS		28	/* SPEC_I_PT: after their length */
 #define PRO_MAX_PARAM_LEN	8192	/* ~300 TransportIDs */
-#define PR_ABORT_WAIT		(30 * HZ)	/* for preempted commands */
+#define PR_ABORT_WARN		(30 * HZ)	/* then each time again */
 
 struct pr_out {
 	u64			key;
@@ -51,7 +54,23 @@ struct pr_out {
 	const u8		*tids;		/* SPEC_I_PT: TransportIDs */
 	u32			tids_len;
 	struct list_head	spare;		/* preallocated registrations */
+	/*
+	 * Matched before the state lock is taken (pr_out_match(), under
+	 * cd->lock and pr_mutex), so that no name is compared with IRQs
+	 * off: the nexuses of the sending initiator port through the other
+	 * target ports (@port, @nport); those the TransportIDs name
+	 * (@named, @nnamed), or the first bad one's offset (@tid_bad); the
+	 * destination of REGISTER AND MOVE.
+	 */
+	struct tcmx_lun		**port;
+	u32			nport;
+	struct tcmx_lun		**named;
+	u32			nnamed;
+	u32			tid_bad;
+	struct tcmx_lun		*move_to;
 };
+
+#define PR_TID_OK		U32_MAX	/* o->tid_bad: none */
 
 /* a spare of @o becomes @lun's registration with @key */
 static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
@@ -68,7 +87,7 @@ static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 	reg->key = key;
 	reg->generation = cd->pr_generation;
 	reg->all_tg_pt = all_tg_pt;
-	list_move_tail(&reg->node, &cd->pr_regs);
+	pr_reg_attach(cd, reg);
 	return reg;
 }
 
@@ -78,25 +97,34 @@ static bool pr_same_initiator(struct tcmx_lun *a, struct tcmx_lun *b)
 	       !strcmp(pr_nexus_name(a), pr_nexus_name(b));
 }
 
+/* is @lun one of @o's nexuses of the sending initiator port? */
+static bool pr_in_port(struct pr_out *o, struct tcmx_lun *lun)
+{
+	u32 i;
+
+	for (i = 0; i < o->nport; i++)
+		if (o->port[i] == lun)
+			return true;
+	return false;
+}
+
 /*
  * Register @lun with @o's service action key and, for ALL_TG_PT, the
  * nexuses of its initiator port through every other target port of the
- * device: each LUN of the device whose TPG has the same nexus name.
+ * device (@o->port).
  */
 static void pr_register_port(struct tcmx_dev *dev, struct pr_out *o,
 			     struct tcmx_lun *lun)
 {
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_lun *other;
+	u32 i;
 
 	if (!pr_find(dev, lun))
 		pr_add_reg(dev, o, lun, o->sa_key, o->all_tg_pt);
 	if (!o->all_tg_pt)
 		return;
-	list_for_each_entry(other, &cd->luns, dev_node)
-		if (other != lun && pr_same_initiator(other, lun) &&
-		    !pr_find(dev, other))
-			pr_add_reg(dev, o, other, o->sa_key, true);
+	for (i = 0; i < o->nport; i++)
+		if (!pr_find(dev, o->port[i]))
+			pr_add_reg(dev, o, o->port[i], o->sa_key, true);
 }
 
 /* The length of the TransportID at @p (@len bytes left), or 0 if bad. */
@@ -153,46 +181,91 @@ static struct tcmx_lun *pr_find_nexus(struct tcmx_dev *dev, u16 rtpi,
 	return NULL;
 }
 
-/*
- * SPEC_I_PT (SPC-4 5.13.7): each TransportID names an initiator port; it
- * is registered through the receiving target port, or with ALL_TG_PT
- * through every target port of the device.  Every TransportID must name a
- * nexus of the device: checked for all before anything is registered.
- * Nexuses already registered keep their registration.
- */
-static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
-					 struct pr_out *o, bool apply)
+/* cd->lock held: the nexuses of @dev that @o's TransportIDs name */
+static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 nluns)
 {
-	struct tcmx_dev *dev = cmd->dev;
-	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
 	struct tcmx_lun *lun;
-	u32 off = 0, n;
+	u32 off = 0, n, i;
 	bool found;
 
 	while (off < o->tids_len) {
 		n = pr_tid_len(o->tids + off, o->tids_len - off);
-		if (!n)
-			return tcmx_sense_field(cmd,
-						TCMX_SENSE_INVALID_PARAM_FIELD,
-						false, PRO_TIDS + off,
-						TCMX_NO_BIT);
 		found = false;
 		list_for_each_entry(lun, &cd->luns, dev_node) {
-			if ((!o->all_tg_pt && lun != cmd->lun) ||
+			if (!n || (!o->all_tg_pt && lun != cmd->lun) ||
 			    !pr_tid_matches(lun, o->tids + off, n))
 				continue;
 			found = true;
-			if (apply && !pr_find(dev, lun))
-				pr_add_reg(dev, o, lun, o->sa_key,
-					   o->all_tg_pt);
+			for (i = 0; i < o->nnamed && o->named[i] != lun; i++)
+				;
+			if (i == o->nnamed && i < nluns)
+				o->named[o->nnamed++] = lun;
 		}
-		if (!found)
-			return tcmx_sense_field(cmd,
-						TCMX_SENSE_INVALID_PARAM_FIELD,
-						false, PRO_TIDS + off,
-						TCMX_NO_BIT);
+		if (!found) {
+			o->tid_bad = off;
+			return;
+		}
 		off += n;
 	}
+}
+
+/*
+ * cd->lock and pr_mutex held, before the state lock: what the service
+ * action will need of names and TransportIDs (struct pr_out); false
+ * without memory.
+ */
+static bool pr_out_match(struct tcmx_cmd *cmd, struct pr_out *o,
+			 const u8 *p)
+{
+	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
+	struct tcmx_lun *lun;
+	u32 nluns = 0;
+	u8 sa = cmd->desc->sa;
+
+	o->tid_bad = PR_TID_OK;
+	if (sa == PRO_REGISTER_AND_MOVE) {
+		o->move_to = pr_find_nexus(cmd->dev, get_unaligned_be16(&p[18]),
+					   o->tids, o->tids_len);
+		return true;
+	}
+	if (sa != PRO_REGISTER && sa != PRO_REGISTER_IGNORE)
+		return true;
+	list_for_each_entry(lun, &cd->luns, dev_node)
+		nluns++;
+	o->port = kcalloc(nluns, sizeof(*o->port), GFP_KERNEL);
+	o->named = kcalloc(nluns, sizeof(*o->named), GFP_KERNEL);
+	if (!o->port || !o->named)
+		return false;
+	list_for_each_entry(lun, &cd->luns, dev_node)
+		if (lun != cmd->lun && pr_same_initiator(lun, cmd->lun))
+			o->port[o->nport++] = lun;
+	if (o->tids)
+		pr_out_tids(cmd, o, nluns);
+	return true;
+}
+
+/*
+ * SPEC_I_PT (SPC-4 5.13.7): each TransportID names an initiator port; it
+ * is registered through the receiving target port, or with ALL_TG_PT
+ * through every target port of the device.  Every TransportID must name a
+ * nexus of the device: pr_out_tids() checked them all and found the
+ * nexuses before the state lock.  Nexuses already registered keep their
+ * registration.
+ */
+static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
+					 struct pr_out *o)
+{
+	u32 i;
+
+	if (o->tid_bad != PR_TID_OK)
+		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
+					false, PRO_TIDS + o->tid_bad,
+					TCMX_NO_BIT);
+	for (i = 0; i < o->nnamed; i++)
+		if (!pr_find(cmd->dev, o->named[i]))
+			pr_add_reg(cmd->dev, o, o->named[i], o->sa_key,
+				   o->all_tg_pt);
 	return TCMX_GOOD;
 }
 
@@ -200,8 +273,8 @@ static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
  * Unregister @reg; an ALL_TG_PT registration takes with it those its
  * initiator port made with the same key through the other target ports.
  */
-static void pr_unregister_set(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
-			      struct list_head *gone)
+static void pr_unregister_set(struct tcmx_dev *dev, struct pr_out *o,
+			      struct tcmx_pr_reg *reg, struct list_head *gone)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *other, *tmp;
@@ -211,7 +284,7 @@ static void pr_unregister_set(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
 		list_for_each_entry_safe(other, tmp, &cd->pr_regs, node) {
 			if (other == reg || !other->all_tg_pt ||
 			    other->key != reg->key ||
-			    !pr_same_initiator(other->lun, reg->lun))
+			    !pr_in_port(o, other->lun))
 				continue;
 			pr_unregister(dev, other, false);
 			list_add_tail(&other->node, gone);
@@ -238,10 +311,9 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 		if (!o->sa_key)
 			return TCMX_GOOD;
 		if (o->tids) {
-			status = pr_register_tids(cmd, o, false);
+			status = pr_register_tids(cmd, o);
 			if (status)
 				return status;
-			pr_register_tids(cmd, o, true);
 		}
 		pr_register_port(dev, o, cmd->lun);
 	} else if (!ignore && o->key != reg->key) {
@@ -251,7 +323,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 20, 3);
 	} else if (!o->sa_key) {
-		pr_unregister_set(dev, reg, gone);
+		pr_unregister_set(dev, o, reg, gone);
 	} else {
 		reg->key = o->sa_key;
 		reg->generation = cd->pr_generation;
@@ -295,9 +367,11 @@ static void pr_clear(struct tcmx_cmd *cmd, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct tcmx_pr_reg *reg, *tmp;
 
 	pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_PREEMPTED);
-	list_splice_init(&cd->pr_regs, gone);
+	list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node)
+		pr_reg_detach(reg, gone);
 	cd->pr_holder = NULL;
 	cd->pr_generation++;
 }
@@ -319,7 +393,7 @@ static unsigned int pr_remove_key(struct tcmx_dev *dev, u64 key,
 			continue;
 		if (cd->pr_holder == reg)
 			cd->pr_holder = self;	/* replaced by the caller */
-		list_move_tail(&reg->node, gone);
+		pr_reg_detach(reg, gone);
 		tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
 		n++;
 	}
@@ -359,7 +433,7 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 		list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node) {
 			if (reg == self)
 				continue;
-			list_move_tail(&reg->node, gone);
+			pr_reg_detach(reg, gone);
 			tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
 		}
 	} else {
@@ -394,8 +468,7 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 	if (!o->sa_key)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 8, TCMX_NO_BIT);
-	to = pr_find_nexus(dev, get_unaligned_be16(&p[18]), o->tids,
-			   o->tids_len);
+	to = o->move_to;
 	if (!to)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 18, TCMX_NO_BIT);
@@ -507,10 +580,10 @@ static void pr_abort_wait(struct tcmx_dev *dev, struct list_head *gone)
 	list_for_each_entry(reg, gone, node) {
 		if (!reg->held)
 			continue;
-		if (!wait_var_event_timeout(&reg->lun->deferred,
-					    !atomic_read(&reg->lun->deferred),
-					    PR_ABORT_WAIT))
-			pr_warn("%s: PREEMPT AND ABORT: %d command(s) of %s still running\n",
+		while (!wait_var_event_timeout(&reg->lun->deferred,
+					       !atomic_read(&reg->lun->deferred),
+					       PR_ABORT_WARN))
+			pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of %s\n",
 				tcmx_dev_name(dev),
 				atomic_read(&reg->lun->deferred),
 				pr_nexus_name(reg->lun));
@@ -571,46 +644,59 @@ static bool pr_out_spares(struct tcmx_dev *dev, struct pr_out *o, u8 sa)
 	return true;
 }
 
-/* the service action with the checked parameter list @p, under the locks */
+/*
+ * The service action with the checked parameter list @p, under the locks.
+ * If the state is to be saved (APTPL active, or asked for), the file is
+ * opened first: if that fails nothing changes.  It is written after the
+ * device's locks are dropped.
+ */
 static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 				     const u8 *p, struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct pr_aptpl_save save = { };
 	enum tcmx_status status;
 	u8 sa = cmd->desc->sa;
-	bool save;
+	bool aptpl = o->aptpl && pr_sa_has_aptpl(sa), fence = false;
 
+	mutex_lock(&cd->pr_file_mutex);
 	/* cd->luns: cd->lock, taken before the PR locks as lun.c does */
 	mutex_lock(&cd->lock);
 	if (!pr_out_spares(dev, o, sa)) {
-		mutex_unlock(&cd->lock);
-		return tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
+		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
+		goto unlock_dev;
 	}
 	mutex_lock(&cd->pr_mutex);
-	if (o->aptpl && pr_sa_has_aptpl(sa) && !cd->pr_aptpl &&
-	    pr_aptpl_check(dev)) {
+	if (!pr_out_match(cmd, o, p)) {
+		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+		goto unlock;
+	}
+	if ((cd->pr_aptpl || aptpl) && pr_aptpl_begin(dev, &save)) {
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
 		goto unlock;
 	}
-	spin_lock_irq(&cd->pr_lock);
+	pr_state_lock(cd);
 	status = pr_out_locked(cmd, o, p, gone);
 	pr_update_gate(dev);
-	spin_unlock_irq(&cd->pr_lock);
-	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
+	pr_state_unlock(cd);
+	fence = sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD;
+	if (fence)
 		pr_abort_hold(gone);
 	/* the last REGISTER's APTPL bit decides (SPC-4 5.13.5) */
-	save = cd->pr_aptpl;
-	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa)) {
-		save |= o->aptpl;
+	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa))
 		cd->pr_aptpl = o->aptpl;
-	}
-	if (status == TCMX_GOOD && save && pr_aptpl_save(dev))
-		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
+	if (status == TCMX_GOOD && save.file)
+		pr_aptpl_text_set(dev, &save);
 unlock:
 	mutex_unlock(&cd->pr_mutex);
+unlock_dev:
 	mutex_unlock(&cd->lock);
-	if (sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD)
+	if (pr_aptpl_end(dev, &save, status == TCMX_GOOD))
+		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
+	mutex_unlock(&cd->pr_file_mutex);
+	/* preempted: fenced, even if the file could not keep it */
+	if (fence)
 		pr_abort_wait(dev, gone);
 	return status;
 }
@@ -644,6 +730,8 @@ enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 	status = pr_out_apply(cmd, &o, p, &gone);
 out:
 	kfree(p);
+	kfree(o.port);
+	kfree(o.named);
 	list_splice_init(&o.spare, &gone);
 	list_for_each_entry_safe(reg, tmp, &gone, node)
 		kfree(reg);

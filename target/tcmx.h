@@ -343,6 +343,11 @@ struct tcmx_lun {
 	 */
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
+	/*
+	 * pr.c: this I_T nexus's registration, or NULL; written under the
+	 * device's pr_lock and pr_seq, read by the gate without a lock
+	 */
+	struct tcmx_pr_reg		*pr_reg;
 };
 
 /* A backstore type, e.g. "rd_mcp". */
@@ -487,10 +492,12 @@ void tcmx_excl_resume(struct tcmx_dev *dev, u64 lba, u64 nr)
 	__must_hold(RCU);
 
 /*
- * ua.c, for a fabric's task management: a reset of LUN @lun_id of @tpg
- * (TCMX_ALL_LUNS: of every LUN of it, a target or host reset) happened;
- * each of those LUNs reports POWER ON, RESET, OR BUS DEVICE RESET
- * OCCURRED to its next command.  Process context.
+ * tmr.c, for a fabric's task management: a reset of LUN @lun_id of @tpg
+ * happened (a LOGICAL UNIT RESET: the unit's SPC-2 reservation ends and
+ * every I_T nexus of the unit reports BUS DEVICE RESET FUNCTION
+ * OCCURRED), or of every LUN of it (TCMX_ALL_LUNS, a target or host
+ * reset: each reports POWER ON, RESET, OR BUS DEVICE RESET OCCURRED).
+ * Process context, in an RCU read-side section or not.
  */
 void tcmx_ua_reset(struct tcmx_tpg *tpg, u64 lun_id);
 

@@ -35,6 +35,7 @@
  *   excl.c       the write-range exclusion COMPARE AND WRITE, ORWRITE and
  *                WRITE ATOMIC hold, and the check of a decoded WRITE
  *   ua.c         unit attentions per I_T nexus and LUN
+ *   tmr.c        what a fabric's resets do to the logical units
  *   sbc.c        block commands: their table rows, READ CAPACITY, ...
  *   lbp.c        thin provisioning: UNMAP, WRITE SAME, GET LBA STATUS,
  *                FORMAT UNIT, SANITIZE
@@ -52,6 +53,7 @@
  *   pr_in.c      PERSISTENT RESERVE IN
  *   pr_out.c     PERSISTENT RESERVE OUT
  *   pr_aptpl.c   the APTPL file and pr/res_aptpl_metadata
+ *   pr_aptpl_file.c  the APTPL file's directory, opened and renamed in
  *   pr_cfs.c     <dev>/pr/
  */
 #ifndef TCMX_CORE_H
@@ -60,6 +62,8 @@
 #include <linux/idr.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
+#include <linux/path.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
 
@@ -213,6 +217,12 @@ struct tcmx_core_dev {
 	 */
 	struct mutex			pr_mutex;
 	spinlock_t			pr_lock;
+	/*
+	 * pr_seq: written with pr_lock around every change of pr_holder,
+	 * pr_type, spc2_holder and the LUNs' pr_reg, so that the gate reads
+	 * them without taking the lock (tcmx_pr_check())
+	 */
+	seqcount_spinlock_t		pr_seq;
 	struct list_head		pr_regs;
 	struct tcmx_pr_reg		*pr_holder;
 	struct tcmx_lun			*spc2_holder;
@@ -221,6 +231,21 @@ struct tcmx_core_dev {
 	bool				pr_aptpl;
 	struct list_head		pr_saved;
 	unsigned int			pr_saved_count;
+	/*
+	 * The APTPL file (pr_aptpl.c): pr_file_mutex, taken before cd->lock,
+	 * serialises its writers; pr_dir is <dbroot>/pr, pinned while
+	 * pr_dir_pinned.
+	 */
+	struct mutex			pr_file_mutex;
+	struct path			pr_dir;
+	bool				pr_dir_pinned;
+	/*
+	 * LUN RESET (tmr.c): ua_reset_work gives every I_T nexus of the
+	 * device 29/03 under lock; ua_reset_lun (tcmx_reset_lock) is the reset
+	 * LUN whose ref keeps the device until the work is done.
+	 */
+	struct work_struct		ua_reset_work;
+	struct tcmx_lun			*ua_reset_lun;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
@@ -578,7 +603,8 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * pr.c: persistent reservations and SPC-2 RESERVE/RELEASE.  The gate's
  * check while TCMX_GATE_PR is set (any context: TCMX_GOOD or
  * TCMX_CONFLICT); a new device's state (before it is visible); a LUN
- * leaving cd->luns drops its registration and reservations (cd->lock
+ * leaving cd->luns drops its registration and reservations, and the echo
+ * buffer data it wrote (cd->lock
  * held, the LUN drained); a LUN just linked takes up the registrations
  * pr/res_aptpl_metadata restored for its nexus; a device's end frees
  * those still waiting (pr_aptpl.c); pr/res_aptpl_metadata's store
@@ -592,6 +618,14 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count);
+/* buffer.c: @lun leaves @dev: the echo buffer data it wrote goes */
+void tcmx_echo_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev);
+/* pr.c: attrib/emulate_pr changed (cd->lock held): the gate follows it */
+void tcmx_pr_emulate_changed(struct tcmx_dev *dev);
+/* pr.c: a LOGICAL UNIT RESET of @dev ends its SPC-2 reservation; any context */
+void tcmx_pr_lun_reset(struct tcmx_dev *dev);
+/* tmr.c: a new device's LUN RESET work */
+void tcmx_ua_dev_init(struct tcmx_dev *dev);
 /* pr_cfs.c: <dev>/pr/ */
 extern const struct config_item_type tcmx_pr_cfs_type;
 

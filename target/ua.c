@@ -181,25 +181,6 @@ void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,
 			tcmx_ua_add(lun, dev, code);
 }
 
-void tcmx_ua_reset(struct tcmx_tpg *tpg, u64 lun_id)
-{
-	struct tcmx_lun *lun;
-	unsigned long index;
-
-	/*
-	 * A LUN found here stays linked for the RCU section: unlinking
-	 * waits for a grace period before it clears the LUN's queue.
-	 */
-	rcu_read_lock();
-	xa_for_each(&tpg->luns, index, lun) {
-		struct tcmx_dev *dev = READ_ONCE(lun->dev);
-
-		if (dev && (lun_id == TCMX_ALL_LUNS || index == lun_id))
-			tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
-	}
-	rcu_read_unlock();
-}
-EXPORT_SYMBOL_GPL(tcmx_ua_reset);
 
 /*
  * From the gate, while some LUN of the device has a unit attention: one of

@@ -102,3 +102,48 @@ def test_pr_files_in_each_state(nexuses):
                  ("Disabled" if tcmxlib.STACK == "lio" else "Activated"),
                  "res_pr_generation": "0x00000004\n"})
     assert files(pr) == held
+
+
+@pytest.mark.tcmx_only
+def test_aptpl_file_symlink_is_not_followed(nexuses):
+    """A symlink planted in place of the APTPL file is never followed: the
+    state is written to a temporary file (opened O_NOFOLLOW) and renamed
+    over it, so the link is replaced and the file it pointed to is
+    untouched.  A symlink at the temporary name: REGISTER with APTPL fails
+    (02/08/00 LOGICAL UNIT COMMUNICATION FAILURE) and changes nothing.
+    tcmx only: the in-tree opens the path following links."""
+    n = nexuses
+    a, so = n["a"], n["so"]
+    serial = rd(so + "/wwn/vpd_unit_serial").split(":", 1)[1].strip()
+    path = "%s/pr/aptpl_%s" % (DBROOT, serial)
+    victim = "/tmp/aptpl-victim"
+    with open(victim, "w") as f:
+        f.write("victim\n")
+    for name in (path, path + ".tmp"):
+        if os.path.lexists(name):
+            os.unlink(name)
+    os.symlink(victim, path + ".tmp")
+    try:
+        st, kcq = prout(a, 0, sa_key=0xa, flags=0x01)
+        assert (st, kcq) == (tcmxlib.CHECK, (0x2, 0x08, 0x00))
+        assert rd(victim) == "victim\n"
+        assert tcmxlib.prin(a, 0)[:8] == bytes(8)
+        assert rd(n["pr"] + "res_aptpl_active") == \
+            "APTPL Bit Status: Disabled\n"
+        assert not os.path.lexists(path)
+    finally:
+        os.unlink(path + ".tmp")
+    os.symlink(victim, path)
+    try:
+        assert prout(a, 0, sa_key=0xa, flags=0x01) == (GOOD, None)
+        assert rd(victim) == "victim\n"
+        assert os.path.isfile(path) and not os.path.islink(path)
+        assert "sa_res_key=10\n" in rd(path)
+        assert rd(n["pr"] + "res_aptpl_active") == \
+            "APTPL Bit Status: Activated\n"
+        assert prout(a, 6, sa_key=0) == (GOOD, None)
+        assert rd(path) == "No Registrations or Reservations\n"
+    finally:
+        os.unlink(victim)
+        if os.path.islink(path):
+            os.unlink(path)

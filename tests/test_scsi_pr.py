@@ -549,3 +549,134 @@ def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
         assert rd(so + "/pr/res_aptpl_active") == \
             "APTPL Bit Status: Disabled\n"
         assert prout(a, 3, key=0xa1) == (GOOD, None)
+
+
+HOLD = "/sys/module/tcmx_rd/parameters/"
+
+
+def test_preempt_and_abort_waits_for_a_held_write(two):
+    """A write of B that rd holds (hold_every) for longer than any bound a
+    fence could wait: A's PREEMPT AND ABORT of B's key completes only after
+    that write has, so nothing of B lands after it; the medium read through
+    A right after it is the one read at the end."""
+    import threading
+    a, b = two["a"], two["b"]
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    done = {}
+
+    def write_b():
+        fd = os.open(b, os.O_RDWR)
+        try:
+            st = tcmxlib.sgio(fd, WRITE10, dout=b"\xbb" * 512,
+                              timeout_ms=120000)[0]
+        finally:
+            os.close(fd)
+        done["write"] = (time.monotonic(), st)
+
+    wr(HOLD + "hold_ms", "40000")
+    wr(HOLD + "hold_every", "1")
+    try:
+        t = threading.Thread(target=write_b)
+        t.start()
+        time.sleep(3)
+        wr(HOLD + "hold_every", "0")
+        assert "write" not in done
+        fd = os.open(a, os.O_RDWR)
+        try:
+            param = (0xa).to_bytes(8, "big") + (0xb).to_bytes(8, "big") + \
+                bytes(8)
+            st, sense, _, _ = tcmxlib.sgio(
+                fd, [0x5f, 5, WE_RO, 0, 0, 0, 0, 0, 24, 0], dout=param,
+                timeout_ms=120000)
+        finally:
+            os.close(fd)
+        fenced = time.monotonic()
+        st_a, _, right_after = sgcmd(a, READ10, din=512)
+        t.join(120)
+    finally:
+        wr(HOLD + "hold_every", "0")
+        wr(HOLD + "hold_ms", "5000")
+    assert st == GOOD, sense.hex()
+    assert "write" in done and done["write"][0] <= fenced, \
+        "PREEMPT AND ABORT completed while B's write was still held"
+    assert st_a == GOOD
+    assert sgcmd(a, READ10, din=512)[2] == right_after
+    assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa)
+    assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
+def test_emulate_pr_off_stops_enforcing_a_reservation(two):
+    """emulate_pr 0 while A holds EXCLUSIVE ACCESS: as in-tree, the
+    reservation is no longer enforced (B reads and writes), since PR OUT
+    and RELEASE are refused then and nothing could end it; back to 1, it
+    is enforced again."""
+    a, b = two["a"], two["b"]
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=EA) == (GOOD, None)
+    assert sgcmd(b, READ10, din=512)[0] == CONFLICT
+    wr(two["so"] + "/attrib/emulate_pr", "0")
+    try:
+        assert prout(a, 2, key=0xa, type_=EA) == (CHECK, (0x5, 0x20, 0x00))
+        assert sgcmd(b, READ10, din=512)[0] == GOOD
+        assert sgcmd(b, WRITE10, dout=bytes(512))[0] == GOOD
+    finally:
+        wr(two["so"] + "/attrib/emulate_pr", "1")
+    assert sgcmd(b, READ10, din=512)[0] == CONFLICT
+    assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
+def test_emulate_pr_off_stops_enforcing_spc2_reserve(two):
+    """The same for an SPC-2 RESERVE: refused RELEASE, reservation not
+    enforced while emulate_pr is 0."""
+    a, b = two["a"], two["b"]
+    assert sgcmd(a, [0x16, 0, 0, 0, 0, 0])[0] == GOOD
+    assert sgcmd(b, READ10, din=512)[0] == CONFLICT
+    wr(two["so"] + "/attrib/emulate_pr", "0")
+    try:
+        assert sgcmd(b, READ10, din=512)[0] == GOOD
+    finally:
+        wr(two["so"] + "/attrib/emulate_pr", "1")
+    assert sgcmd(a, [0x17, 0, 0, 0, 0, 0])[0] == GOOD
+    assert sgcmd(b, READ10, din=512)[0] == GOOD
+
+
+def test_lun_reset_releases_spc2_reservation_and_tells_every_nexus(two):
+    """A LOGICAL UNIT RESET through A's nexus ends A's SPC-2 reservation
+    (as in-tree core_tmr_lun_reset) and leaves 29/03 BUS DEVICE RESET
+    FUNCTION OCCURRED on every I_T nexus of the unit, B's too."""
+    a, b = two["a"], two["b"]
+    assert sgcmd(a, [0x16, 0, 0, 0, 0, 0])[0] == GOOD
+    assert sgcmd(b, READ10, din=512)[0] == CONFLICT
+    tcmxlib.run(["sg_reset", "--device", a])
+    # the other nexuses' come from a work queued by the reset: soon
+    seen, end = [], time.monotonic() + 5
+    while (0x6, 0x29, 0x03) not in seen and time.monotonic() < end:
+        seen += tcmxlib.ua_clear(b)
+        time.sleep(0.05)
+    assert (0x6, 0x29, 0x03) in seen
+    assert (0x6, 0x29, 0x03) in tcmxlib.ua_clear(a)
+    assert sgcmd(b, READ10, din=512)[0] == GOOD
+    assert sgcmd(b, WRITE10, dout=bytes(512))[0] == GOOD
+
+
+def test_echo_buffer_reads_back_to_the_writing_nexus_only(two):
+    """WRITE BUFFER (echo) through A: A reads it back, B (another I_T
+    nexus to the same unit) gets COMMAND SEQUENCE ERROR, not A's data;
+    once B writes, B reads its own and A no longer reads anything."""
+    a, b = two["a"], two["b"]
+    rd_ = [0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 64, 0]
+    pa, pb = os.urandom(64), os.urandom(64)
+    assert sgcmd(a, [0x3b, 0x0a, 0, 0, 0, 0, 0, 0, 64, 0], dout=pa)[0] == \
+        GOOD
+    st, _, data = sgcmd(a, rd_, din=64)
+    assert st == GOOD and data == pa
+    st, sense, data = sgcmd(b, rd_, din=64)
+    assert st == CHECK and kcq(sense) == (0x5, 0x2c, 0x00), data.hex()
+    assert sgcmd(b, [0x3b, 0x0a, 0, 0, 0, 0, 0, 0, 64, 0], dout=pb)[0] == \
+        GOOD
+    st, _, data = sgcmd(b, rd_, din=64)
+    assert st == GOOD and data == pb
+    st, sense, _ = sgcmd(a, rd_, din=64)
+    assert st == CHECK and kcq(sense) == (0x5, 0x2c, 0x00)

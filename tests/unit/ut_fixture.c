@@ -172,6 +172,7 @@ void ut_fixture_reset(void)
 
 	memset(&ut_cdev, 0, sizeof(ut_cdev));
 	tcmx_pr_dev_init(&ut_dev);
+	tcmx_ua_dev_init(&ut_dev);
 	ut_dev.group.cg_item.ci_name = "r0";
 	ut_dev.ops = &ut_ops;
 	ut_dev.execute_rw = ut_stub_rw;

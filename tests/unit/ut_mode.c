@@ -217,17 +217,29 @@ static void ua_order(void)
 	tcmx_ua_lun_clear(lun, &ut_dev);
 	CHECK(lun->ua_count == 0 && ut_cdev.ua_luns == 0 && ut_dev.gate == 0);
 
-	/* a reset of one LUN, of all of a TPG */
+	/*
+	 * a LUN RESET of LUN 5: 29/03 for every I_T nexus of its device
+	 * (LUNs 0, 5 and 300 export it), and its SPC-2 reservation ends
+	 */
+	ut_cdev.spc2_holder = &ut_luns[0];
+	set_bit(TCMX_GATE_PR, &ut_dev.gate);
 	tcmx_ua_reset(&ut_tpg, 5);
-	CHECK(ut_luns[1].ua_count == 1 && ut_luns[0].ua_count == 0);
-	tcmx_ua_reset(&ut_tpg, TCMX_ALL_LUNS);
 	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 1 &&
 	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 1 &&
 	      ut_cdev.ua_luns == 3);
+	CHECK(ut_luns[0].ua[0] == TCMX_SENSE_UA_DEVICE_RESET &&
+	      ut_luns[3].ua[0] == TCMX_SENSE_UA_DEVICE_RESET);
+	CHECK(!ut_cdev.spc2_holder && !test_bit(TCMX_GATE_PR, &ut_dev.gate));
+	/* every LUN of the TPG: POWER ON first */
+	tcmx_ua_reset(&ut_tpg, TCMX_ALL_LUNS);
+	CHECK(ut_luns[0].ua_count == 2 && ut_luns[1].ua_count == 2 &&
+	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 2 &&
+	      ut_cdev.ua_luns == 3 &&
+	      ut_luns[1].ua[0] == TCMX_SENSE_UA_POWER_ON);
 	/* LUNs changed: all others of the TPG with a device */
 	tcmx_ua_tpg(&ut_tpg, &ut_luns[0], TCMX_SENSE_UA_LUNS_CHANGED);
-	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 2 &&
-	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 2);
+	CHECK(ut_luns[0].ua_count == 2 && ut_luns[1].ua_count == 3 &&
+	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 3);
 	ut_fixture_reset();
 }
 
@@ -271,8 +283,34 @@ static void mode_sense_default_changeable(void)
 	ut_fixture_reset();
 }
 
+/*
+ * The echo buffer is the I_T nexus's: what one nexus (LUN 0) wrote is
+ * not what another (LUN 5, the same device) reads; it reads COMMAND
+ * SEQUENCE ERROR, as before any WRITE BUFFER, until it writes its own.
+ */
+static void echo_buffer_per_nexus(void)
+{
+	static const u8 mine[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	EXPECT(RUN_OUT(C(0x3b, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), mine, 8, 8, 0),
+	       UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 8);
+	EXPECT(RUN(C(0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), 8, DMA_FROM_DEVICE,
+		   0), UT_GOOD);
+	CHECK_BYTES(0, 1, 2, 3, 4, 5, 6, 7, 8);
+	EXPECT(RUN(C(0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), 8, DMA_FROM_DEVICE,
+		   5), TCMX_SENSE_COMMAND_SEQUENCE);
+	/* the nexus leaves: what it wrote goes with it */
+	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
+	EXPECT(RUN(C(0x3c, 0x0a, 0, 0, 0, 0, 0, 0, 8, 0), 8, DMA_FROM_DEVICE,
+		   0), TCMX_SENSE_COMMAND_SEQUENCE);
+	kfree(ut_cdev.echo_buf);		/* the device's end */
+	ut_fixture_reset();
+}
+
 void ut_test_mode(void)
 {
+	echo_buffer_per_nexus();
 	mode_select_changes();
 	mode_select_refusals();
 	ua_order();

@@ -8,6 +8,7 @@
  */
 #include <unistd.h>
 #include "ut.h"
+#include "pr.h"
 
 int mkdir(const char *path, mode_t mode);	/* <sys/stat.h> clashes */
 
@@ -524,6 +525,47 @@ static void pr_aptpl(void)
 	ut_tpg.nexus_name = NULL;
 }
 
+/* an iSCSI name of the longest kind a TransportID carries */
+static char pr_long_name[PRI_MAX_NAME + 32];
+
+static void pr_name_grows(void)
+{
+	ut_tpg.nexus_name = pr_long_name;
+}
+
+/*
+ * READ FULL STATUS while the initiator port's name changes under it
+ * (another CPU renaming the nexus between the command's sizing and its
+ * writing): the data stays inside its buffer (ASan) and tells one name.
+ */
+static void pr_full_status_name_changes(void)
+{
+	u32 tid;
+
+	memset(pr_long_name, 0, sizeof(pr_long_name));
+	memcpy(pr_long_name, "iqn.", 4);
+	memset(pr_long_name + 4, 'x', sizeof(pr_long_name) - 5);
+	ut_tpg.nexus_name = "iqn.a";
+	EXPECT(prout(A, 0, 0, 0xa, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(prout(B, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	ut_kzalloc_hook = pr_name_grows;
+	EXPECT(prin(A, 3, 2048), UT_GOOD);
+	CHECK(!ut_kzalloc_hook);
+	/* two descriptors, each 24 bytes and a TransportID of one name */
+	tid = get_unaligned_be32(&ut_data[8 + 20]);
+	CHECK(tid == 8 || tid == PRI_TID_ISCSI_HDR + PRI_MAX_NAME);
+	CHECK(get_unaligned_be32(&ut_data[4]) == 2 * (24 + tid));
+	CHECK(ut_cmd.xfer_len == 8 + 2 * (24 + tid));
+	ut_tpg.nexus_name = "iqn.a";
+	EXPECT(prout(A, 0, 0xa, 0, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	EXPECT(prout(B, 0, 0xb, 0, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 24);
+	ut_tpg.nexus_name = NULL;
+}
+
 void ut_test_pr(void)
 {
 	ut_dev.attrib.emulate_pr = 1;
@@ -545,6 +587,7 @@ void ut_test_pr(void)
 	pr_all_tg_pt_and_spec_i_pt();
 	pr_aptpl();
 	pr_spc2();
+	pr_full_status_name_changes();
 	tcmx_pr_lun_gone(&ut_luns[0], &ut_dev);
 	tcmx_pr_lun_gone(&ut_luns[1], &ut_dev);
 }

@@ -19,6 +19,7 @@ enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 
 /* core.c's dbroot: pr.c keeps APTPL state under <dbroot>/pr */
 char tcmx_dbroot[4096] = "/tmp";
+struct workqueue_struct *tcmx_wq;
 
 struct file *filp_open(const char *name, int flags, unsigned short mode)
 {
@@ -181,4 +182,49 @@ ssize_t strscpy(char *dst, const char *src, size_t size)
 	}
 	memcpy(dst, src, n + 1);
 	return n;
+}
+
+/*
+ * pr_aptpl_file.c's stand-ins: the directory is <tcmx_dbroot>/pr at each
+ * use (the test changes dbroot); the open and the rename are the system's.
+ */
+int pr_aptpl_dir_pin(struct tcmx_core_dev *cd)
+{
+	char dir[4200];
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/pr", tcmx_dbroot);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	closedir(d);
+	return 0;
+}
+
+void pr_aptpl_dir_unpin(struct tcmx_core_dev *cd)
+{
+}
+
+struct file *pr_aptpl_open(struct tcmx_core_dev *cd, const char *name)
+{
+	char path[4400];
+
+	snprintf(path, sizeof(path), "%s/pr/%s", tcmx_dbroot, name);
+	return filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+			 0600);
+}
+
+int pr_aptpl_rename(struct tcmx_core_dev *cd, const char *from,
+		    const char *to)
+{
+	char a[4400], b[4400];
+
+	snprintf(a, sizeof(a), "%s/pr/%s", tcmx_dbroot, from);
+	snprintf(b, sizeof(b), "%s/pr/%s", tcmx_dbroot, to);
+	return rename(a, b) ? -errno : 0;
+}
+
+int vfs_fsync(struct file *f, int datasync)
+{
+	return fsync(f->fd) ? -errno : 0;
 }

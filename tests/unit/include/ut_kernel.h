@@ -42,6 +42,8 @@ typedef unsigned int gfp_t;
 #define __user
 #define __must_check
 #define __must_hold(x)
+#define __acquires(x)
+#define __releases(x)
 #define __always_unused		__attribute__((unused))
 #define __maybe_unused		__attribute__((unused))
 #define EXPORT_SYMBOL_GPL(sym)
@@ -96,7 +98,23 @@ void ut_warn(const char *file, int line);
 
 /* memory: plain malloc, so ASan sees every overflow and leak */
 static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
-static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
+/*
+ * A test may set ut_kzalloc_hook to run at the next kzalloc() (as if
+ * another CPU acted between a caller's sizing and its filling); weak, so
+ * that a build without the tests that set it still links.
+ */
+__attribute__((weak)) void (*ut_kzalloc_hook)(void);
+static inline void *kzalloc(size_t n, gfp_t f)
+{
+	void (*hook)(void) = ut_kzalloc_hook;
+
+	(void)f;
+	if (hook) {
+		ut_kzalloc_hook = NULL;
+		hook();
+	}
+	return calloc(1, n);
+}
 static inline void *kcalloc(size_t m, size_t n, gfp_t f) { (void)f; return calloc(m, n); }
 static inline void kfree(const void *p) { free((void *)p); }
 
@@ -174,6 +192,11 @@ static inline void list_del(struct list_head *e)
 	e->prev->next = e->next;
 	e->next->prev = e->prev;
 }
+static inline void list_del_init(struct list_head *e)
+{
+	list_del(e);
+	e->next = e->prev = e;
+}
 static inline void list_add(struct list_head *e, struct list_head *h)
 {
 	e->prev = h;
@@ -203,8 +226,25 @@ static inline void set_bit(unsigned int nr, unsigned long *p) { *p |= 1UL << nr;
 static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL << nr); }
 static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p >> nr & 1; }
 struct percpu_ref { long count; };
+/* seqcount: one thread, so a read never needs a retry */
+typedef struct { unsigned int sequence; } seqcount_spinlock_t;
+#define seqcount_spinlock_init(s, lock)	((s)->sequence = 0)
+#define write_seqcount_begin(s)		((s)->sequence++)
+#define write_seqcount_end(s)		((s)->sequence++)
+#define read_seqcount_begin(s)		((s)->sequence)
+#define read_seqcount_retry(s, seq)	((s)->sequence != (seq))
 struct completion { int done; };
-struct work_struct { int pending; };
+struct work_struct { int pending; void (*func)(struct work_struct *); };
+struct workqueue_struct;
+#define INIT_WORK(w, f)		((w)->func = (f))
+/* a queued work runs at once, in the caller */
+static inline bool queue_work(struct workqueue_struct *wq,
+			      struct work_struct *w)
+{
+	(void)wq;
+	w->func(w);
+	return true;
+}
 struct delayed_work { struct work_struct work; };
 struct dentry;
 typedef struct { int counter; } atomic_t;
@@ -392,6 +432,7 @@ struct path { int unused; };
 struct file *filp_open(const char *name, int flags, unsigned short mode);
 ssize_t kernel_write(struct file *f, const void *buf, size_t n, loff_t *pos);
 void fput(struct file *f);
+int vfs_fsync(struct file *f, int datasync);
 int kern_path(const char *name, unsigned int flags, struct path *path);
 static inline void path_put(struct path *p) { (void)p; }
 char *kasprintf(gfp_t gfp, const char *fmt, ...)
