@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <scsi/scsi_proto.h>
+#include "cfs_attr.h"
 #include "tcmx_core.h"
 #include "device.h"
 

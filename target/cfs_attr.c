@@ -14,6 +14,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include "cfs_attr.h"
 #include "tcmx_core.h"
 
 int tcmx_cfs_strip(const char *page, size_t count, size_t max,

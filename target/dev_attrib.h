@@ -5,7 +5,7 @@
  *   TCMX_DEV_ATTRIB(name, default, min, max, flags)
  *
  * Every attribute is a u32 in struct tcmx_dev_attrib (tcmx.h), shown as
- * "%u\n".  flags are TCMX_CFS_* (tcmx_core.h): RO (read-only, set from the
+ * "%u\n".  flags are TCMX_CFS_* (cfs_attr.h): RO (read-only, set from the
  * backend by tcmx_dev_attrs_init()), IDLE (a change is refused with EBUSY
  * while a LUN exports the device), POW2 (a power of two), HWQD (max is
  * hw_queue_depth), CLAMP (a value above hw_max_sectors is lowered to it,

@@ -12,6 +12,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include "cfs_attr.h"
 #include "tcmx_core.h"
 #include "device.h"
 

@@ -24,6 +24,7 @@
 #include <linux/string.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
+#include "cfs_attr.h"
 #include "tcmx_core.h"
 #include "device.h"
 

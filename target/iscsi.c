@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include "cfs_attr.h"
 #include "tcmx_core.h"
 
 static struct tcmx_iscsi_auth {
