@@ -10,7 +10,6 @@
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
-#include "cfs_attr.h"
 #include "tcmx_core.h"
 
 #define TCMX_DBROOT_DEFAULT	"/var/target"
