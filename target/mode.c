@@ -221,7 +221,7 @@ static enum tcmx_status spc_mode_sense(struct tcmx_cmd *cmd)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					2, 5);
 
-	if (test_bit(TCMX_GATE_WP, &dev->gate))
+	if (test_bit(TCMX_GATE_WP, &dev->gate) || tcmx_cmd_mapped_wp(cmd))
 		dev_spec |= 0x80;			/* WP */
 	/*
 	 * DPOFUA: READ and WRITE take DPO and FUA (their CDB usage data say

@@ -489,6 +489,22 @@ static inline u8 tcmx_cdb_dpofua(const u8 *cdb)
 void tcmx_cdb_lba(struct tcmx_cmd *cmd);
 
 /*
+ * Whether @cmd's nexus reaches its LUN through a write-protected mapping
+ * (acl.c), for what reports it (MODE SENSE's WP): slow path, any context.
+ */
+static inline bool tcmx_cmd_mapped_wp(struct tcmx_cmd *cmd)
+{
+	void *entry = NULL;
+
+	if (cmd->nexus) {
+		rcu_read_lock();
+		entry = xa_load(&cmd->nexus->luns, cmd->lun_id);
+		rcu_read_unlock();
+	}
+	return (unsigned long)entry & TCMX_MAP_WP;
+}
+
+/*
  * gate.c: the slow checks before a command is decoded, taken only while
  * dev->gate (@gate, loaded once by tcmx_submit_cmd()) has a bit set; @d
  * may be NULL: an unknown opcode.  Returns TCMX_GOOD to go on decoding,

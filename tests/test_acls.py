@@ -133,7 +133,10 @@ def test_acl_write_protect(stack):
         check(sg, [0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0], WRITE_PROTECT,
               dout=bytes([0x99]) * 512)
         assert read_block(sg) == bytes([0x22]) * 512
+        # MODE SENSE's device-specific parameter says so (WP, bit 7)
+        assert good(sg, [0x1a, 0, 0x3f, 0, 255, 0], din=255)[2] & 0x80
         wr(wp, "0")
+        assert not good(sg, [0x1a, 0, 0x3f, 0, 255, 0], din=255)[2] & 0x80
         write_read_block(sg, 0, 0x33)
     finally:
         drop_nexus_and_acl(tpg, acl)
