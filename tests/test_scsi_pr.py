@@ -680,3 +680,61 @@ def test_echo_buffer_reads_back_to_the_writing_nexus_only(two):
     assert st == GOOD and data == pb
     st, sense, _ = sgcmd(a, rd_, din=64)
     assert st == CHECK and kcq(sense) == (0x5, 0x2c, 0x00)
+
+
+def test_nexus_name_stays_while_its_lun_drains(two):
+    """While B's LUN is being unlinked (a held write keeps it from
+    draining), B's nexus can be neither dropped nor renamed, and READ FULL
+    STATUS through A keeps reading B's registration under its own name
+    (the name used to be rewritten in place then: a longer one overflowed
+    READ FULL STATUS's buffer; KASAN catches it on the debug kernel)."""
+    import threading
+    a, b, tb, na, nb = two["a"], two["b"], two["tb"], two["na"], two["nb"]
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    done = {}
+
+    def write_b():
+        fd = os.open(b, os.O_RDWR)
+        try:
+            done["write"] = tcmxlib.sgio(fd, WRITE10, dout=b"\xbb" * 512,
+                                         timeout_ms=120000)[0]
+        finally:
+            os.close(fd)
+
+    def unlink_b():
+        tcmxlib.unlink_lun(tb + "/lun/lun_0")
+        done["unlink"] = True
+
+    wr(HOLD + "hold_ms", "8000")
+    wr(HOLD + "hold_every", "1")
+    try:
+        tw = threading.Thread(target=write_b)
+        tw.start()
+        time.sleep(2)
+        wr(HOLD + "hold_every", "0")
+        tu = threading.Thread(target=unlink_b)
+        tu.start()
+        time.sleep(1)
+        assert "unlink" not in done, "the unlink did not wait for the write"
+        longer = "naa.5001405" + "f" * 21
+        for name in ("NULL", longer):
+            try:
+                wr(tb + "/nexus", name)
+                refused = None
+            except OSError as e:
+                refused = e.errno
+            st = full_status(prin(a, 3))
+            assert sorted(e[3] for e in st) == sorted(
+                [sas_tid(na), sas_tid(nb)]), st
+            if "unlink" not in done:
+                assert refused in (errno.EPERM, errno.EEXIST), name
+        assert rd(tb + "/nexus").strip() == nb
+        tu.join(60)
+        tw.join(60)
+    finally:
+        wr(HOLD + "hold_every", "0")
+        wr(HOLD + "hold_ms", "5000")
+    assert done.get("unlink") and done.get("write") == GOOD
+    # B's registration went with its LUN
+    assert [e[3] for e in full_status(prin(a, 3))] == [sas_tid(na)]
