@@ -268,7 +268,7 @@ int ut_cmd_exec(struct tcmx_cmd *cmd)
 		s = tcmx_parse_cdb(cmd, d);
 	if (gate & BIT(TCMX_GATE_EXCL) && s == TCMX_GOOD &&
 	    tcmx_excl_waits(cmd))
-		return tcmx_defer(cmd, tcmx_excl_write);
+		return tcmx_defer(cmd, tcmx_excl_rw);
 	if (s != TCMX_GOOD)
 		return s;
 	if (!cmd->execute || !cmd->desc)

@@ -204,7 +204,7 @@ static inline void clear_bit(unsigned int nr, unsigned long *p) { *p &= ~(1UL <<
 static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p >> nr & 1; }
 struct percpu_ref { long count; };
 struct completion { int done; };
-struct work_struct { int pending; };
+struct work_struct { int pending; void (*fn)(struct work_struct *w); };
 struct delayed_work { struct work_struct work; };
 struct dentry;
 typedef struct { int counter; } atomic_t;
@@ -402,5 +402,26 @@ int kstrtou16(const char *s, unsigned int base, u16 *res);
 int kstrtou8(const char *s, unsigned int base, u8 *res);
 int kstrtobool(const char *s, bool *res);
 ssize_t strscpy(char *dst, const char *src, size_t size);
+
+/* excl.c: its grace periods and idle work (one thread: nothing to wait) */
+static inline unsigned long get_state_synchronize_rcu(void) { return 0; }
+static inline void cond_synchronize_rcu(unsigned long cookie) { (void)cookie; }
+struct workqueue_struct;
+#define system_wq		((struct workqueue_struct *)NULL)
+#define to_delayed_work(w)	container_of(w, struct delayed_work, work)
+#define INIT_DELAYED_WORK(w, f)	((w)->work.pending = 0, (w)->work.fn = (f))
+static inline bool mod_delayed_work(struct workqueue_struct *wq,
+				    struct delayed_work *w, unsigned long d)
+{
+	(void)wq; (void)d;
+	w->work.pending = 1;
+	return true;
+}
+static inline bool cancel_delayed_work_sync(struct delayed_work *w)
+{
+	w->work.pending = 0;
+	return true;
+}
+static inline void mutex_destroy(struct mutex *m) { (void)m; }
 
 #endif /* UT_KERNEL_H */
