@@ -271,3 +271,51 @@ def test_write_atomic_never_read_in_part(nexuses):
     assert writes > 10 and reads > 10, (writes, reads)
     assert not mixed, "%d of %d reads saw parts of two WRITE ATOMICs " \
         "(%d writes)" % (mixed, reads, writes)
+
+
+def caw_loop(path, stop, out):
+    """COMPARE AND WRITEs of the range, back to back, until stop is set:
+    the range is held (or its exclusion lingers) most of the time."""
+    fd = os.open(path, os.O_RDWR)
+    n = 0
+    try:
+        while not stop.is_set():
+            cur = read_range(fd, X, N)
+            if value(cur) is None:
+                continue
+            st, k, _ = cmd(fd, caw_cdb(X, N),
+                           dout=cur + blocks(tag(b"A", n + 1), N))
+            n += (st, k) == (0, None)
+    finally:
+        os.close(fd)
+    out.send(n)
+
+
+@pytest.mark.tcmx_only          # in-tree LIO reads the CDB by its opcode
+def test_truncated_write_while_range_held(nexuses):
+    """A WRITE(16) carried in 10 bytes into a range COMPARE AND WRITE keeps
+    taking: 05/0E/03 each time, as without a held range, and nothing of it
+    is written."""
+    a, b = nexuses["a"], nexuses["b"]
+    prime(a)
+    fd = os.open(b, os.O_RDWR)
+    short = rw_cdb(0x8a, X, 1)[:10]
+    junk = blocks(tag(b"J", 0), 1)
+    want = (2, (0x5, 0x0e, 0x03))
+    try:
+        assert cmd(fd, short, dout=junk)[:2] == want
+        stop = multiprocessing.Event()
+        rx, tx = multiprocessing.Pipe(False)
+        p = multiprocessing.Process(target=caw_loop, args=(a, stop, tx))
+        p.start()
+        try:
+            for _ in range(200):
+                assert cmd(fd, short, dout=junk)[:2] == want
+        finally:
+            stop.set()
+        cas = rx.recv()
+        p.join(60)
+        assert cas > 0
+        assert value(read_range(fd, X, N)) == tag(b"A", cas)
+    finally:
+        os.close(fd)
