@@ -170,6 +170,7 @@ void ut_fixture_reset(void)
 	unsigned int i;
 
 	memset(&ut_cdev, 0, sizeof(ut_cdev));
+	tcmx_excl_init(&ut_cdev);
 	tcmx_pr_dev_init(&ut_dev);
 	ut_dev.group.cg_item.ci_name = "r0";
 	ut_dev.ops = &ut_ops;

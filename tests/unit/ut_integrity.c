@@ -353,7 +353,6 @@ void ut_test_integrity(void)
 {
 	ut_ops.read_blocks = fake_read;
 	ut_ops.write_blocks = fake_write;
-	tcmx_excl_init(&ut_cdev);
 	integ_verify_cases();
 	integ_write_cases();
 	integ_caw_cases();
