@@ -319,3 +319,30 @@ def test_truncated_write_while_range_held(nexuses):
         assert value(read_range(fd, X, N)) == tag(b"A", cas)
     finally:
         os.close(fd)
+
+
+@pytest.mark.tcmx_only
+def test_caw_run_without_expedited_grace_period(nexuses):
+    """40 COMPARE AND WRITEs back to back on one range: none calls
+    synchronize_rcu_expedited() (an IPI to every CPU), and they share
+    grace periods: fewer synchronize_rcu() than commands."""
+    from tcmxlib.ftrace import function_calls
+    a = nexuses["a"]
+    prime(a)
+    fd = os.open(a, os.O_RDWR)
+    n = 40
+
+    def cas():
+        for i in range(n):
+            st, k, _ = cmd(fd, caw_cdb(X, N),
+                           dout=blocks(tag(b"A", i), N) +
+                           blocks(tag(b"A", i + 1), N))
+            assert (st, k) == (0, None), (i, st, k)
+    try:
+        calls = function_calls(["synchronize_rcu_expedited",
+                                "synchronize_rcu"], cas)
+    finally:
+        os.close(fd)
+    print(calls)
+    assert calls["synchronize_rcu_expedited"] == 0, calls
+    assert calls["synchronize_rcu"] < n // 2, calls
