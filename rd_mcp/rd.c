@@ -396,9 +396,12 @@ static void rd_rw_work(struct work_struct *work)
 {
 	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
 	unsigned int noio = memalloc_noio_save();
+	unsigned int delay = READ_ONCE(resume_delay_ms);
 	enum tcmx_status status;
 	bool held = false;
 
+	if (delay)
+		msleep(delay);
 	/*
 	 * Published pages are freed only after a grace period: see
 	 * rd_unmap().  This write passed the core's gate before it was

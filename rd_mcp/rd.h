@@ -55,6 +55,7 @@ enum tcmx_status rd_execute_null(struct tcmx_cmd *cmd);
 DECLARE_STATIC_KEY_FALSE(rd_hold_on);
 extern unsigned int hold_every;
 extern unsigned int hold_ms;
+extern unsigned int resume_delay_ms;	/* rd_rw_work() */
 
 /* rd_config.c: the backend ops of a device's life cycle */
 int rd_alloc_dev(struct tcmx_dev *dev);

@@ -2,7 +2,8 @@
 /*
  * tcmx_rd, the slow path: a device's life cycle (alloc, enable, free) and
  * its configuration, the "control" tokens rd_pages, rd_nullio, rd_dummy,
- * rd_overcommit and the "info" text; the hold_every and hold_ms knobs.
+ * rd_overcommit and the "info" text; the hold_every, hold_ms and
+ * resume_delay_ms knobs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,6 +76,37 @@ static const struct kernel_param_ops rd_hold_ms_ops = {
 module_param_cb(hold_ms, &rd_hold_ms_ops, &hold_ms, 0644);
 MODULE_PARM_DESC(hold_ms,
 		 "Test knob: how long hold_every holds a command, in ms (1-60000, default 5000)");
+
+/*
+ * Test knob: resume_delay_ms makes the worker of a deferred write sleep that
+ * long before it goes on, so that a test can run another command between a
+ * write's inline part and its rest (tests/test_atomicity.py).  Only the
+ * worker reads it: 0 (the default) costs the fast path nothing.
+ */
+unsigned int resume_delay_ms;
+
+static int rd_set_resume_delay_ms(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 10, &ms) || ms > RD_HOLD_MS_MAX) {
+		pr_warn("resume_delay_ms=%.*s: must be 0 to %u\n",
+			(int)strcspn(val, "\n"), val, RD_HOLD_MS_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(resume_delay_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops rd_resume_delay_ms_ops = {
+	.set	= rd_set_resume_delay_ms,
+	.get	= param_get_uint,
+};
+module_param_cb(resume_delay_ms, &rd_resume_delay_ms_ops, &resume_delay_ms,
+		0644);
+MODULE_PARM_DESC(resume_delay_ms,
+		 "Test knob: the worker of a deferred write sleeps this long (ms, 0-60000) before it goes on (default 0)");
 
 int rd_alloc_dev(struct tcmx_dev *dev)
 {
