@@ -35,3 +35,30 @@ def function_calls(fns, action):
         _put("trace", "")
     return {fn: sum(1 for ln in lines if ln.rstrip().endswith(" " + fn))
             for fn in fns}
+
+
+def event_lines(event, action, filt=""):
+    """Run action() with the trace event (e.g. "kmem/mm_page_alloc") on,
+    filtered by filt if given; its lines in the trace meanwhile."""
+    if not os.path.exists(TRACING + "trace"):
+        run("mount -t tracefs nodev " + TRACING)
+    ev = "events/" + event + "/"
+    _put("tracing_on", "0")
+    _put("current_tracer", "nop")
+    _put("trace", "")
+    _put("buffer_size_kb", "4096")
+    if filt:
+        _put(ev + "filter", filt)
+    _put(ev + "enable", "1")
+    _put("tracing_on", "1")
+    try:
+        action()
+    finally:
+        _put("tracing_on", "0")
+        _put(ev + "enable", "0")
+        with open(TRACING + "trace") as f:
+            lines = [ln.rstrip("\n") for ln in f if not ln.startswith("#")]
+        if filt:
+            _put(ev + "filter", "0")
+        _put("trace", "")
+    return lines
