@@ -346,3 +346,152 @@ def test_caw_run_without_expedited_grace_period(nexuses):
     print(calls)
     assert calls["synchronize_rcu_expedited"] == 0, calls
     assert calls["synchronize_rcu"] < n // 2, calls
+
+
+DELAY = "/sys/module/tcmx_rd/parameters/resume_delay_ms"
+
+
+def unmap(fd, lba, nr):
+    d = be(8 + 16, 2) + be(16, 2) + [0] * 4 + be(lba, 8) + be(nr, 4) \
+        + [0] * 4
+    return cmd(fd, [0x42, 0, 0, 0, 0, 0, 0] + be(len(d), 2) + [0],
+               dout=bytes(d))
+
+
+def span_write(path, lba, data, out):
+    fd = os.open(path, os.O_RDWR)
+    try:
+        out.send(cmd(fd, rw_cdb(0x8a, lba, len(data) // BS), dout=data)[:2])
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.tcmx_only
+def test_deferred_write_keeps_caw_that_ran_meanwhile(nexuses):
+    """A WRITE of two pages, the first one there, the second a hole
+    (alloc_in_worker=1): its inline part writes the first page and the
+    worker, delayed by resume_delay_ms, writes the rest.  A COMPARE AND
+    WRITE from the other nexus meanwhile compares the WRITE's new first
+    block (it succeeds: the WRITE came first) and replaces it; the worker
+    must not write that block again."""
+    a, b = nexuses["a"], nexuses["b"]
+    lba, nr = 800, 2 * 4096 // BS            # page-aligned, two pages
+    old, new, caw = (blocks(tag(w, 0), nr) for w in (b"O", b"W", b"C"))
+    fd = os.open(b, os.O_RDWR)
+    try:
+        assert cmd(fd, rw_cdb(0x8a, lba, nr), dout=old)[:2] == (0, None)
+        assert unmap(fd, lba + nr // 2, nr // 2)[:2] == (0, None)
+        wr(PAR, "1")
+        wr(DELAY, "5000")
+        rx, tx = multiprocessing.Pipe(False)
+        p = multiprocessing.Process(target=span_write,
+                                    args=(a, lba, new, tx))
+        p.start()
+        try:
+            t0 = time.monotonic()       # until the inline part is done
+            while read_range(fd, lba, 1) != new[:BS]:
+                assert time.monotonic() - t0 < 4, "inline part not seen"
+            assert not rx.poll(), "the WRITE did not defer"
+            res = cmd(fd, caw_cdb(lba, 1), dout=new[:BS] + caw[:BS])[:2]
+            assert res == (0, None), res
+            assert rx.recv() == (0, None)
+        finally:
+            p.join(60)
+            wr(DELAY, "0")
+            wr(PAR, "0")
+        got = read_range(fd, lba, nr)
+    finally:
+        os.close(fd)
+    assert got[:BS] == caw[:BS], "the deferred WRITE reverted the " \
+        "COMPARE AND WRITE: block %d holds %r" % (lba, value(got[:BS]))
+    assert got[BS:] == new[BS:]
+
+
+@pytest.mark.tcmx_only
+def test_rd_worker_allocates_without_io(nexuses):
+    """alloc_in_worker=1: rd's worker allocates the new pages of a WRITE
+    under memalloc_noio (kmem:mm_page_alloc shows the flags after the
+    task's scope is applied): GFP_NOIO, no __GFP_IO or __GFP_FS, since
+    reclaim could write to this very device (swap or a file system on
+    it)."""
+    from tcmxlib.ftrace import event_lines
+    a = nexuses["a"]
+    pages = 64
+    nr = pages * 4096 // BS
+    lba = 4096                      # holes: nothing wrote there
+    fd = os.open(a, os.O_RDWR)
+
+    def write():
+        st, k, _ = cmd(fd, rw_cdb(0x8a, lba, nr),
+                       dout=blocks(tag(b"N", 0), nr))
+        assert (st, k) == (0, None), (st, k)
+    wr(PAR, "1")
+    try:
+        lines = event_lines("kmem/mm_page_alloc", write, "order == 0")
+    finally:
+        wr(PAR, "0")
+        os.close(fd)
+    # rd's page allocations: the worker's, __GFP_NORETRY|__GFP_NOWARN
+    ours = [ln for ln in lines if "kworker" in ln and
+            "__GFP_NORETRY" in ln and "__GFP_NOWARN" in ln]
+    assert len(ours) >= pages, (len(ours), lines[:5])
+    bad = [ln for ln in ours if "gfp_flags=GFP_NOIO|" not in ln or
+           "__GFP_IO" in ln or "__GFP_FS" in ln]
+    assert not bad, "%d of %d worker allocations may do I/O: %s" % (
+        len(bad), len(ours), bad[0])
+
+
+def sense_info(sense):
+    """The INFORMATION field of fixed or descriptor sense data, or None."""
+    if sense[0] & 0x7f in (0x70, 0x71):
+        return struct.unpack(">I", sense[3:7])[0] if sense[0] & 0x80 \
+            else None
+    at = 8
+    while at + 1 < len(sense):
+        if sense[at] == 0:
+            return struct.unpack(">Q", sense[at + 4:at + 12])[0]
+        at += 2 + sense[at + 1]
+    return None
+
+
+@pytest.mark.tcmx_only
+def test_verify_never_compares_part_of_write_atomic(nexuses):
+    """VERIFY(16) with BYTCHK 1 against one of two patterns a WRITE
+    ATOMIC(16) loop on the other nexus alternates: it matches or
+    miscompares in the first block, never further in (which would mean
+    it compared the first blocks of one pattern and later ones of the
+    other)."""
+    a, b = nexuses["a"], nexuses["b"]
+    fd = os.open(b, os.O_RDWR)
+    nr = max_atomic_blocks(fd)
+    pats = [blocks(tag(b"W", i), nr) for i in range(2)]
+    st, k, _ = cmd(fd, watomic(0, nr), dout=pats[0])
+    assert (st, k) == (0, None)
+    stop = multiprocessing.Event()
+    rx, tx = multiprocessing.Pipe(False)
+    p = multiprocessing.Process(target=atomic_writer,
+                                args=(a, nr, stop, tx))
+    p.start()
+    mixed, verifies, matched = [], 0, 0
+    try:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 20:
+            st, sense, _, _ = sgio(fd, rw_cdb(0x8f, 0, nr, 0x02),
+                                   dout=pats[verifies % 2])
+            verifies += 1
+            if st == 0:
+                matched += 1
+                continue
+            assert kcq(sense) == MISCOMPARE, (st, sense.hex())
+            off = sense_info(sense)
+            if off is None or off >= BS:
+                mixed.append(off)
+    finally:
+        stop.set()
+        os.close(fd)
+    writes = rx.recv()
+    p.join(60)
+    assert writes > 10 and verifies > 10, (writes, verifies)
+    assert not mixed, "%d of %d VERIFYs compared parts of two WRITE " \
+        "ATOMICs, miscompare at %s (%d writes, %d matched)" % (
+            len(mixed), verifies, mixed[:5], writes, matched)
