@@ -240,12 +240,22 @@ enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd)
 	return integ_result(cmd, status);
 }
 
+/*
+ * VERIFY with BYTCHK 1 or 3 reads the medium as a READ does, so under the
+ * same rule: never a part of a COMPARE AND WRITE, ORWRITE or WRITE ATOMIC
+ * (it walks chunk by chunk, as they do).
+ */
 static enum tcmx_status integ_verify_fn(struct tcmx_cmd *cmd)
 {
+	struct tcmx_dev *dev = cmd->dev;
 	u8 bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	enum tcmx_status status;
 
-	return integ_result(cmd, integ_walk(cmd, bytchk == 3 ?
-						 INTEG_VERIFY_ONE : INTEG_VERIFY));
+	tcmx_excl_lock(dev, cmd->lba, cmd->nr_blocks);
+	status = integ_walk(cmd, bytchk == 3 ? INTEG_VERIFY_ONE :
+					       INTEG_VERIFY);
+	tcmx_excl_unlock(dev);
+	return integ_result(cmd, status);
 }
 
 static enum tcmx_status integ_write_verify_fn(struct tcmx_cmd *cmd)

@@ -494,7 +494,10 @@ enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
  * SAME, UNMAP, FORMAT UNIT, SANITIZE, EXTENDED COPY, WRITE AND VERIFY,
  * ...) does its medium access in its deferred ->execute between
  * tcmx_excl_lock() and tcmx_excl_unlock() (process context, sleeps;
- * @lba/@nr name the range, for a finer lock later).  Commands rd_mcp
+ * @lba/@nr name the range, for a finer lock later); so do the rows that
+ * read the medium through the block ops (VERIFY's compares, EXTENDED
+ * COPY's source reads): like a READ, they never see part of a holder's
+ * write.  Commands rd_mcp
  * deferred itself for allocation take the mutex through
  * tcmx_excl_resume() when a window overlaps them.  tcmx_excl_init() and
  * tcmx_excl_destroy() (device.c) set up and tear down a device's.
