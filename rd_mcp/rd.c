@@ -34,6 +34,7 @@
 #include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmstat.h>
@@ -62,66 +63,7 @@ MODULE_PARM_DESC(alloc_in_worker,
 static unsigned long rd_floor_pages;	/* min_avail_pct of RAM, in pages */
 struct workqueue_struct *rd_wq;
 struct workqueue_struct *rd_hold_wq;	/* hold_every's sleepers */
-
-/*
- * Fault injection, a test knob in the spirit of null_blk's timeout: with
- * hold_every=N, every Nth READ or WRITE of any device is held in the worker
- * for hold_ms before it runs, as on a backend stuck on a slow medium.  The
- * SCSI midlayer times such a command out and its error handler waits for it
- * (tests/test_task_management.py).  While hold_every is 0 (the default) the
- * fast path sees a patched-out jump, nothing more.
- */
-#define RD_HOLD_MS_MAX		60000
-static DEFINE_STATIC_KEY_FALSE(rd_hold_on);
-static unsigned int hold_every;
-static unsigned int hold_ms = 5000;
-static atomic_t rd_hold_seq = ATOMIC_INIT(0);
-
-static int rd_set_hold_every(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n;
-
-	if (kstrtouint(val, 10, &n)) {
-		pr_warn("hold_every=%.*s: not a number of commands\n",
-			(int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(hold_every, n);
-	if (n)
-		static_branch_enable(&rd_hold_on);
-	else
-		static_branch_disable(&rd_hold_on);
-	return 0;
-}
-
-static const struct kernel_param_ops rd_hold_every_ops = {
-	.set	= rd_set_hold_every,
-	.get	= param_get_uint,
-};
-module_param_cb(hold_every, &rd_hold_every_ops, &hold_every, 0644);
-MODULE_PARM_DESC(hold_every,
-		 "Test knob: hold every Nth READ/WRITE of every device in a worker for hold_ms before running it (default 0: never)");
-
-static int rd_set_hold_ms(const char *val, const struct kernel_param *kp)
-{
-	unsigned int ms;
-
-	if (kstrtouint(val, 10, &ms) || !ms || ms > RD_HOLD_MS_MAX) {
-		pr_warn("hold_ms=%.*s: must be 1 to %u\n",
-			(int)strcspn(val, "\n"), val, RD_HOLD_MS_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(hold_ms, ms);
-	return 0;
-}
-
-static const struct kernel_param_ops rd_hold_ms_ops = {
-	.set	= rd_set_hold_ms,
-	.get	= param_get_uint,
-};
-module_param_cb(hold_ms, &rd_hold_ms_ops, &hold_ms, 0644);
-MODULE_PARM_DESC(hold_ms,
-		 "Test knob: how long hold_every holds a command, in ms (1-60000, default 5000)");
+static atomic_t rd_hold_seq = ATOMIC_INIT(0);	/* rd_hold() */
 
 /* ---------------------------------------------------------------------- */
 /* Copying between a command's scatterlist and ramdisk memory.             */
@@ -169,6 +111,26 @@ static bool rd_sg_xfer(struct rd_sg_pos *pos, void *buf, size_t len,
 		}
 		kunmap_local(va);
 
+		len -= n;
+		pos->off += n;
+		if (pos->off >= sg->length) {
+			pos->sg = sg_next(sg);
+			pos->off = 0;
+		}
+	}
+	return true;
+}
+
+/* Skip @len bytes of the scatterlist; false if it is shorter. */
+static bool rd_sg_skip(struct rd_sg_pos *pos, size_t len)
+{
+	while (len) {
+		struct scatterlist *sg = pos->sg;
+		size_t n;
+
+		if (!sg)
+			return false;
+		n = min_t(size_t, len, sg->length - pos->off);
 		len -= n;
 		pos->off += n;
 		if (pos->off >= sg->length) {
@@ -264,11 +226,23 @@ static struct page *rd_new_page(struct rd_dev *rd, pgoff_t idx, unsigned int n,
 }
 
 /*
+ * The worker entered its RCU section again: from here on it holds the
+ * core's write exclusion (*@held) if a COMPARE AND WRITE, ORWRITE or WRITE
+ * ATOMIC holds or lately held a range this write overlaps.
+ */
+static void rd_excl_resume(struct tcmx_cmd *cmd, bool *held)
+	__must_hold(RCU)
+{
+	if (!*held)
+		*held = tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
+}
+
+/*
  * First write to page @idx: fill a new page with @n bytes at @off from the
  * scatterlist (zeroes elsewhere) and publish it.  Filling before publishing
  * means a concurrent reader sees zeroes or data, never stale memory.
  *
- * Called inside an RCU read-side section.  With @can_sleep (the worker)
+ * Called inside an RCU read-side section.  In the worker (@held not NULL)
  * the section is left around the sleeping allocations and entered again to
  * touch a published page: the new page is ours until cmpxchg() publishes
  * it, and leaves are never freed while the device exists.
@@ -276,29 +250,29 @@ static struct page *rd_new_page(struct rd_dev *rd, pgoff_t idx, unsigned int n,
 static enum tcmx_status rd_write_new(struct rd_dev *rd, struct tcmx_cmd *cmd,
 				     pgoff_t idx, unsigned int off,
 				     unsigned int n, struct rd_sg_pos *pos,
-				     bool can_sleep)
+				     bool *held)
 	__must_hold(RCU)
 {
-	gfp_t gfp = can_sleep ? GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
-				GFP_NOWAIT | __GFP_NOWARN;
+	gfp_t gfp = held ? GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
+			   GFP_NOWAIT | __GFP_NOWARN;
 	struct page **slot, *new, *old = NULL;
 	void *va, *ova;
 	bool ok;
 
-	if (!can_sleep && READ_ONCE(alloc_in_worker))
+	if (!held && READ_ONCE(alloc_in_worker))
 		return TCMX_DEFERRED;
 	if (rd_memory_low())
 		return rd_space_failed(rd, cmd);
-	if (can_sleep) {
+	if (held) {
 		rcu_read_unlock();
 		new = rd_new_page(rd, idx, n, gfp, &slot);
 		rcu_read_lock();
-		tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
+		rd_excl_resume(cmd, held);
 	} else {
 		new = rd_new_page(rd, idx, n, gfp, &slot);
 	}
 	if (!new)
-		return can_sleep ? rd_space_failed(rd, cmd) : TCMX_DEFERRED;
+		return held ? rd_space_failed(rd, cmd) : TCMX_DEFERRED;
 
 	va = kmap_local_page(new);
 	ok = rd_sg_xfer(pos, va + off, n, RD_FROM_SG);
@@ -358,18 +332,25 @@ static enum tcmx_status rd_read(struct rd_dev *rd, struct tcmx_cmd *cmd)
 }
 
 /*
- * Restartable: a write deferred half way is redone from the start by the
- * worker, which rewrites the same bytes.  Runs inside an RCU read-side
- * section (the fabric's, or the worker's own).
+ * Inline (@held NULL), a write that meets a page it cannot allocate
+ * without sleeping stops there and defers: cmd->resume says how many bytes
+ * it wrote, and the worker (@held: whether it holds the core's write
+ * exclusion) goes on from there.  Never again from the start: a COMPARE
+ * AND WRITE may have replaced those bytes meanwhile.  Runs inside an RCU
+ * read-side section (the fabric's, or the worker's own).
  */
 static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
-				 bool can_sleep)
+				 bool *held)
 	__must_hold(RCU)
 {
 	struct rd_sg_pos pos = { .sg = cmd->sgl };
-	u64 at = cmd->lba << cmd->dev->block_shift;
-	u64 len = cmd->xfer_len;
+	u32 done = held ? cmd->resume : 0;
+	u64 at = (cmd->lba << cmd->dev->block_shift) + done;
+	u64 len = cmd->xfer_len - done;
 	enum tcmx_status status;
+
+	if (unlikely(done) && !rd_sg_skip(&pos, done))
+		return rd_short_sgl(rd, cmd);
 
 	while (len) {
 		pgoff_t idx = at >> PAGE_SHIFT;
@@ -385,42 +366,56 @@ static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 			kunmap_local(va);
 		} else {
 			status = rd_write_new(rd, cmd, idx, off, n, &pos,
-					      can_sleep);
+					      held);
 		}
 		if (unlikely(status != TCMX_GOOD)) {
-			/* failed: report what was written (deferred: redone) */
+			/* failed: report what was written; deferred: resumed */
 			if (status == TCMX_CHECK)
 				cmd->xfer_len -= len;
+			else if (status == TCMX_DEFERRED)
+				cmd->resume = cmd->xfer_len - len;
 			return status;
 		}
 		at += n;
 		len -= n;
-		if (can_sleep) {
+		if (held) {
 			rcu_read_unlock();
 			cond_resched();
 			rcu_read_lock();
-			tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
+			rd_excl_resume(cmd, held);
 		}
 	}
 	return TCMX_GOOD;
 }
 
+/*
+ * The rest of a deferred write.  Its allocations do no I/O: reclaim could
+ * otherwise write to this very device (swap, a file system on it).
+ */
 static void rd_rw_work(struct work_struct *work)
 {
 	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
+	unsigned int noio = memalloc_noio_save();
+	unsigned int delay = READ_ONCE(resume_delay_ms);
 	enum tcmx_status status;
+	bool held = false;
 
+	if (delay)
+		msleep(delay);
 	/*
 	 * Published pages are freed only after a grace period: see
 	 * rd_unmap().  This write passed the core's gate before it was
 	 * queued: a COMPARE AND WRITE may have taken its blocks since.
 	 */
 	rcu_read_lock();
-	tcmx_excl_resume(cmd->dev, cmd->lba, cmd->nr_blocks);
-	status = rd_write(cmd->dev->priv, cmd, true);
+	rd_excl_resume(cmd, &held);
+	status = rd_write(cmd->dev->priv, cmd, &held);
 	rcu_read_unlock();
+	if (held)
+		tcmx_excl_unlock(cmd->dev);
 	/* nothing of the device may be touched once the command completes */
 	tcmx_complete_cmd(cmd, status);
+	memalloc_noio_restore(noio);
 }
 
 static void rd_hold_work(struct work_struct *work)
@@ -449,6 +444,7 @@ static bool rd_hold(struct tcmx_cmd *cmd)
 
 	if (!every || atomic_inc_return(&rd_hold_seq) % every)
 		return false;
+	cmd->resume = 0;	/* a write: all of it in the worker */
 	tcmx_cmd_pin(cmd);
 	INIT_WORK(&cmd->work, rd_hold_work);
 	queue_work(rd_hold_wq, &cmd->work);
@@ -465,7 +461,7 @@ enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 		return TCMX_DEFERRED;
 	if (cmd->data_dir == DMA_FROM_DEVICE)
 		return rd_read(rd, cmd);
-	status = rd_write(rd, cmd, false);
+	status = rd_write(rd, cmd, NULL);
 	if (likely(status != TCMX_DEFERRED))
 		return status;
 	tcmx_cmd_pin(cmd);

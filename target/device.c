@@ -285,7 +285,7 @@ static void tcmx_dev_release(struct config_item *item)
 	tcmx_pr_dev_free(dev);
 	WARN_ON_ONCE(!list_empty(&cd->luns));
 	ida_destroy(&cd->rtpi_ida);
-	mutex_destroy(&cd->excl_mutex);
+	tcmx_excl_destroy(cd);
 	mutex_destroy(&cd->lock);
 	kfree(cd->echo_buf);
 	kfree(cd->xcopy_ids);
@@ -326,7 +326,7 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	dev = &cd->dev;
 	mutex_init(&cd->lock);
-	mutex_init(&cd->excl_mutex);
+	tcmx_excl_init(cd);
 	INIT_LIST_HEAD(&cd->tg_pt_gps);
 	INIT_LIST_HEAD(&cd->luns);
 	ida_init(&cd->rtpi_ida);

@@ -10,8 +10,11 @@
  *
  * ->parse checks the CDB in the submitter's context, without sleeping;
  * the row's ->execute does the work in a worker (TCMX_CMD_DEFER), where
- * the backend's block ops (tcmx.h) may sleep and allocate.  A parameter list is checked whole
- * before anything is changed: a command that fails changes nothing.
+ * the backend's block ops (tcmx.h) may sleep and allocate.  A parameter
+ * list is checked whole before anything is changed: a command that fails
+ * changes nothing.  The medium is changed under the write exclusion
+ * (tcmx_excl_lock(), tcmx_core.h), so that none of these lands inside a
+ * COMPARE AND WRITE, ORWRITE or WRITE ATOMIC.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -79,7 +82,10 @@ static int lbp_fill(struct tcmx_dev *dev, u64 lba, u64 nr, const u8 *block)
 	return ret;
 }
 
-/* Every block of the medium reads as zeroes, deallocated if possible. */
+/*
+ * Every block of the medium reads as zeroes, deallocated if possible.
+ * The caller holds the write exclusion.
+ */
 static int lbp_clear_medium(struct tcmx_dev *dev)
 {
 	u8 *zero;
@@ -150,12 +156,14 @@ static enum tcmx_status lbp_write_same_work(struct tcmx_cmd *cmd)
 			return tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
 		}
 	}
+	tcmx_excl_lock(dev, cmd->lba, cmd->nr_blocks);
 	if (flags & (LBP_WS_UNMAP | LBP_WS_NDOB) &&
 	    dev->attrib.emulate_tpws && dev->ops->unmap &&
 	    !memchr_inv(block, 0, bs))
 		ret = dev->ops->unmap(dev, cmd->lba, cmd->nr_blocks);
 	else
 		ret = lbp_fill(dev, cmd->lba, cmd->nr_blocks, block);
+	tcmx_excl_unlock(dev);
 	kfree(block);
 	if (!ret)
 		cmd->xfer_len = cmd->data_len;
@@ -164,6 +172,22 @@ static enum tcmx_status lbp_write_same_work(struct tcmx_cmd *cmd)
 
 
 /* ---- UNMAP ------------------------------------------------------------ */
+
+/* The @nr checked descriptors of parameter list @buf, in order. */
+static int lbp_unmap_descs(struct tcmx_dev *dev, const u8 *buf, u32 nr)
+{
+	const u8 *p = buf + LBP_UNMAP_HDR;
+	int ret = 0;
+	u32 i;
+
+	tcmx_excl_lock(dev, 0, dev->nr_blocks);
+	for (i = 0; i < nr && !ret; i++, p += LBP_UNMAP_DESC)
+		if (get_unaligned_be32(&p[8]))
+			ret = dev->ops->unmap(dev, get_unaligned_be64(&p[0]),
+					      get_unaligned_be32(&p[8]));
+	tcmx_excl_unlock(dev);
+	return ret;
+}
 
 /*
  * The parameter list: an 8-byte header (UNMAP DATA LENGTH, BLOCK
@@ -179,14 +203,18 @@ static enum tcmx_status lbp_unmap_work(struct tcmx_cmd *cmd)
 	u32 i, nr_desc;
 	u64 total = 0;
 	u8 *buf, *p;
-	int ret = 0;
 
 	if (len < LBP_UNMAP_HDR)
 		return tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
 	buf = kmalloc(len, GFP_KERNEL);
 	if (!buf)
 		return TCMX_BUSY;
+	/* a fabric's data-out buffer may hold less than it said */
 	len = tcmx_cmd_copy_from_sgl(cmd, buf, len);
+	if (len < LBP_UNMAP_HDR) {
+		status = tcmx_sense(cmd, TCMX_SENSE_PARAM_LIST_LENGTH);
+		goto out;
+	}
 	nr_desc = min_t(u32, get_unaligned_be16(&buf[2]),
 			len - LBP_UNMAP_HDR) / LBP_UNMAP_DESC;
 	if (nr_desc > dev->attrib.max_unmap_block_desc_count) {
@@ -214,12 +242,7 @@ static enum tcmx_status lbp_unmap_work(struct tcmx_cmd *cmd)
 			goto out;
 		}
 	}
-	for (i = 0, p = buf + LBP_UNMAP_HDR; i < nr_desc && !ret;
-	     i++, p += LBP_UNMAP_DESC)
-		if (get_unaligned_be32(&p[8]))
-			ret = dev->ops->unmap(dev, get_unaligned_be64(&p[0]),
-					      get_unaligned_be32(&p[8]));
-	status = lbp_errno(cmd, ret);
+	status = lbp_errno(cmd, lbp_unmap_descs(dev, buf, nr_desc));
 	if (status == TCMX_GOOD)
 		cmd->xfer_len = len;
 out:
@@ -298,7 +321,13 @@ static enum tcmx_status lbp_parse_get_lba_status(struct tcmx_cmd *cmd)
 
 static enum tcmx_status lbp_clear_work(struct tcmx_cmd *cmd)
 {
-	return lbp_errno(cmd, lbp_clear_medium(cmd->dev));
+	struct tcmx_dev *dev = cmd->dev;
+	int ret;
+
+	tcmx_excl_lock(dev, 0, dev->nr_blocks);
+	ret = lbp_clear_medium(dev);
+	tcmx_excl_unlock(dev);
+	return lbp_errno(cmd, ret);
 }
 
 /*
@@ -362,9 +391,11 @@ static enum tcmx_status lbp_overwrite_work(struct tcmx_cmd *cmd)
 		if (param[0] & 0x80 && !(param[0] & 0x01))
 			block[i] = ~block[i];
 	}
+	tcmx_excl_lock(dev, 0, dev->nr_blocks);
 	ret = lbp_clear_medium(dev);
 	if (!ret && memchr_inv(block, 0, bs))
 		ret = lbp_fill(dev, 0, dev->nr_blocks, block);
+	tcmx_excl_unlock(dev);
 	status = lbp_errno(cmd, ret);
 	if (status == TCMX_GOOD)
 		cmd->xfer_len = param_len;

@@ -187,24 +187,75 @@ static enum tcmx_status integ_result(struct tcmx_cmd *cmd,
 	return status;
 }
 
-/* A plain WRITE that found its range held: after the holder, through ops. */
-enum tcmx_status tcmx_excl_write(struct tcmx_cmd *cmd)
+/*
+ * A READ's cmd->xfer_len bytes from cmd->lba into the data-in buffer,
+ * chunk by chunk (less than cmd->nr_blocks blocks for a READ cut to its
+ * buffer, the last block then in part).
+ */
+static enum tcmx_status integ_read_out(struct tcmx_cmd *cmd)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	size_t step = (size_t)max(INTEG_CHUNK >> dev->block_shift, 1)
+		      << dev->block_shift;
+	size_t len = cmd->xfer_len, off, n;
+	enum tcmx_status status = TCMX_GOOD;
+	u8 *buf;
+	int ret;
+
+	buf = kvmalloc(min(step, round_up(len, dev->block_size)), GFP_KERNEL);
+	if (!buf)
+		return TCMX_BUSY;
+	for (off = 0; off < len && status == TCMX_GOOD; off += n) {
+		n = min(step, len - off);
+		ret = dev->ops->read_blocks(dev, cmd->lba +
+					    (off >> dev->block_shift),
+					    DIV_ROUND_UP(n, dev->block_size),
+					    buf);
+		if (ret)
+			status = integ_io_error(cmd, ret, false);
+		else if (sg_pcopy_from_buffer(cmd->sgl, cmd->sg_nents, buf, n,
+					      off) != n)
+			status = tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
+		cond_resched();
+	}
+	kvfree(buf);
+	return status;
+}
+
+/*
+ * A plain READ or WRITE that found its range held: after the holder,
+ * through the block ops.
+ */
+enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	enum tcmx_status status;
 
 	tcmx_excl_lock(dev, cmd->lba, cmd->nr_blocks);
-	status = integ_walk(cmd, INTEG_WRITE);
+	if (cmd->data_dir == DMA_FROM_DEVICE)
+		status = integ_read_out(cmd);
+	else
+		status = integ_walk(cmd, INTEG_WRITE);
 	tcmx_excl_unlock(dev);
 	return integ_result(cmd, status);
 }
 
+/*
+ * VERIFY with BYTCHK 1 or 3 reads the medium as a READ does, so under the
+ * same rule: never a part of a COMPARE AND WRITE, ORWRITE or WRITE ATOMIC
+ * (it walks chunk by chunk, as they do).
+ */
 static enum tcmx_status integ_verify_fn(struct tcmx_cmd *cmd)
 {
+	struct tcmx_dev *dev = cmd->dev;
 	u8 bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	enum tcmx_status status;
 
-	return integ_result(cmd, integ_walk(cmd, bytchk == 3 ?
-						 INTEG_VERIFY_ONE : INTEG_VERIFY));
+	tcmx_excl_lock(dev, cmd->lba, cmd->nr_blocks);
+	status = integ_walk(cmd, bytchk == 3 ? INTEG_VERIFY_ONE :
+					       INTEG_VERIFY);
+	tcmx_excl_unlock(dev);
+	return integ_result(cmd, status);
 }
 
 static enum tcmx_status integ_write_verify_fn(struct tcmx_cmd *cmd)

@@ -157,6 +157,7 @@ struct tcmx_cmd {
 
 	/* for a backend's or the core's slow path only */
 	struct work_struct	work;
+	u32			resume;	/* bytes moved before a deferral */
 };
 
 /*
@@ -371,9 +372,14 @@ struct tcmx_backend_ops {
 	ssize_t	(*show_params)(struct tcmx_dev *dev, char *buf);
 	/*
 	 * Validate the configuration, set dev->size_bytes and
-	 * dev->execute_rw: the fast path.  It moves cmd->nr_blocks blocks at
-	 * cmd->lba between the device and cmd->sgl (cmd->data_dir says which
-	 * way); the core has checked range, length and direction.  It may run
+	 * dev->execute_rw: the fast path.  It moves cmd->xfer_len bytes from
+	 * the block cmd->lba between the device and cmd->sgl (cmd->data_dir
+	 * says which way), and on a short transfer lowers cmd->xfer_len to
+	 * what it moved; the core has checked range, length and direction.
+	 * cmd->xfer_len is cmd->nr_blocks blocks, except for a READ longer
+	 * than the initiator's buffer: then it is the buffer, which may end
+	 * inside a block, and nr_blocks stays what the CDB asked for (only
+	 * for range checks, never for sizing a copy).  It may run
 	 * in atomic context and returns a status, or TCMX_DEFERRED after
 	 * tcmx_cmd_pin() and handing the command to another context, which
 	 * calls tcmx_complete_cmd() later.
@@ -482,14 +488,18 @@ enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn);
 /*
  * excl.c, for a backend's worker that leaves its RCU read-side
  * section part way through a write (to sleep): called each time it enters
- * one again, before it touches the medium.  While a COMPARE AND WRITE,
- * ORWRITE or WRITE ATOMIC holds a range overlapping [@lba, @lba + @nr), it
- * leaves the section, waits for the holder and enters it again.  Without
- * that, a write that passed the gate before the range was taken could land
- * between such a command's read and its write.
+ * one again, before it touches the medium, until it returns true.  While
+ * a COMPARE AND WRITE, ORWRITE or WRITE ATOMIC holds (or lately held) a
+ * range overlapping [@lba, @lba + @nr), it leaves the section, takes the
+ * device's write exclusion, enters the section again and returns true:
+ * the worker then calls tcmx_excl_unlock() once its write is done,
+ * outside the section.  Without that, a write that passed the gate before
+ * the range was taken could land between such a command's read and its
+ * write.
  */
-void tcmx_excl_resume(struct tcmx_dev *dev, u64 lba, u64 nr)
+bool tcmx_excl_resume(struct tcmx_dev *dev, u64 lba, u64 nr)
 	__must_hold(RCU);
+void tcmx_excl_unlock(struct tcmx_dev *dev);
 
 /*
  * tmr.c, for a fabric's task management: a reset of LUN @lun_id of @tpg

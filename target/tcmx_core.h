@@ -33,15 +33,16 @@
  *   gate.c       the slow checks taken while dev->gate is not 0, each
  *                reading the row's flags; a status, never a deferral
  *   excl.c       the write-range exclusion COMPARE AND WRITE, ORWRITE and
- *                WRITE ATOMIC hold, and the check of a decoded WRITE
+ *                WRITE ATOMIC hold, and the check of a decoded READ or
+ *                WRITE
  *   ua.c         unit attentions per I_T nexus and LUN
  *   tmr.c        what a fabric's resets do to the logical units
  *   sbc.c        block commands: their table rows, READ CAPACITY, ...
  *   lbp.c        thin provisioning: UNMAP, WRITE SAME, GET LBA STATUS,
  *                FORMAT UNIT, SANITIZE
  *   sbc_integrity.c  VERIFY, WRITE AND VERIFY, COMPARE AND WRITE, ORWRITE,
- *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; a WRITE the
- *                exclusion holds back
+ *                WRITE ATOMIC, PRE-FETCH, READ DEFECT DATA; a READ or
+ *                WRITE the exclusion holds back
  *   spc.c        primary commands: their table rows, INQUIRY, REPORT LUNS,
  *                REQUEST SENSE, REPORT TIMESTAMP, PREVENT ALLOW MEDIUM
  *                REMOVAL
@@ -182,12 +183,16 @@ struct tcmx_core_dev {
 	 * Exclusion for COMPARE AND WRITE, ORWRITE and WRITE ATOMIC
 	 * (excl.c).  excl_mutex serialises the core's emulated
 	 * writes (tcmx_excl_lock()); while one of those three holds it,
-	 * [excl_lba, excl_lba + excl_nr) is its range and TCMX_GATE_EXCL is
-	 * set, so that inline WRITEs to the range wait for it.
+	 * and for excl_idle's delay after, TCMX_GATE_EXCL is set and
+	 * [excl_lba, excl_end) covers its range, so that inline READs and
+	 * WRITEs into it wait for it.  excl_cookie: the RCU grace period
+	 * the window's last growth waits for (under excl_mutex).
 	 */
 	struct mutex			excl_mutex;
 	u64				excl_lba;
-	u64				excl_nr;
+	u64				excl_end;
+	unsigned long			excl_cookie;
+	struct delayed_work		excl_idle;
 	/* allocated on first use, freed with the device */
 	struct tcmx_echo_buf		*echo_buf;	/* buffer.c */
 	struct tcmx_xcopy_ids		*xcopy_ids;	/* xcopy.c */
@@ -567,25 +572,34 @@ enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 /*
  * excl.c: the write-range exclusion, for COMPARE AND WRITE, ORWRITE and
  * WRITE ATOMIC, which must not interleave with any other write to their
- * blocks.  Such a command holds cd->excl_mutex between tcmx_excl_begin()
- * and tcmx_excl_end(): it publishes its range, sets TCMX_GATE_EXCL and
- * waits for an RCU grace period, so that every inline WRITE(6/10/12/16)
- * either finished before it or, once decoded, is found by
- * tcmx_excl_waits(); tcmx_submit_cmd() then runs it in a worker through
- * tcmx_excl_write() (sbc_integrity.c), after the holder.  Every other
- * write-type row (WRITE SAME, UNMAP, EXTENDED COPY, ...) does its medium
- * access in its deferred ->execute between tcmx_excl_lock() and
- * tcmx_excl_unlock() (process context, sleeps; @lba/@nr name the range,
- * for a finer lock later).  Commands rd_mcp deferred itself for
- * allocation are not waited for (tcmx_excl_resume()).
+ * blocks, nor be read in part.  Such a command holds cd->excl_mutex
+ * between tcmx_excl_begin() and tcmx_excl_end(): it publishes a window
+ * over its range and sets TCMX_GATE_EXCL, waiting for an RCU grace period
+ * only when the bit was clear or the window grows (excl.c says why that
+ * is enough), so that every inline READ or WRITE(6/10/12/16) either
+ * finished before it or, once decoded, is found by tcmx_excl_waits();
+ * tcmx_submit_cmd() then runs it in a worker through tcmx_excl_rw()
+ * (sbc_integrity.c), after the holder.  Every other write-type row (WRITE
+ * SAME, UNMAP, FORMAT UNIT, SANITIZE, EXTENDED COPY, WRITE AND VERIFY,
+ * ...) does its medium access in its deferred ->execute between
+ * tcmx_excl_lock() and tcmx_excl_unlock() (process context, sleeps;
+ * @lba/@nr name the range, for a finer lock later); so do the rows that
+ * read the medium through the block ops (VERIFY's compares, EXTENDED
+ * COPY's source reads): like a READ, they never see part of a holder's
+ * write.  Commands rd_mcp
+ * deferred itself for allocation take the mutex through
+ * tcmx_excl_resume() when a window overlaps them.  tcmx_excl_init() and
+ * tcmx_excl_destroy() (device.c) set up and tear down a device's.
  */
+void tcmx_excl_init(struct tcmx_core_dev *cd);
+void tcmx_excl_destroy(struct tcmx_core_dev *cd);
 void tcmx_excl_lock(struct tcmx_dev *dev, u64 lba, u64 nr);
 void tcmx_excl_unlock(struct tcmx_dev *dev);
 void tcmx_excl_begin(struct tcmx_dev *dev, u64 lba, u64 nr);
 void tcmx_excl_end(struct tcmx_dev *dev);
 bool tcmx_excl_waits(struct tcmx_cmd *cmd);
-/* sbc_integrity.c: a WRITE tcmx_excl_waits() found, in a worker */
-enum tcmx_status tcmx_excl_write(struct tcmx_cmd *cmd);
+/* sbc_integrity.c: a READ or WRITE tcmx_excl_waits() found, in a worker */
+enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
 
 /*
  * ua.c: establish a unit attention for a LUN that exports @dev, for all

@@ -14,6 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/sched/mm.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_proto.h>
@@ -113,14 +114,17 @@ EXPORT_SYMBOL_GPL(tcmx_complete_cmd);
 /* deferred commands; also device drops (device.c) */
 struct workqueue_struct *tcmx_wq;
 
+/* no I/O from reclaim: a swap or file system may live on the device */
 static void tcmx_defer_work(struct work_struct *work)
 {
 	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
+	unsigned int noio = memalloc_noio_save();
 	enum tcmx_status status = cmd->execute(cmd);
 
 	if (WARN_ON_ONCE(status == TCMX_DEFERRED))
 		status = tcmx_sense(cmd, TCMX_SENSE_INTERNAL_ERROR);
 	tcmx_complete_cmd(cmd, status);
+	memalloc_noio_restore(noio);
 }
 
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
@@ -201,7 +205,7 @@ EXPORT_SYMBOL_GPL(tcmx_nexus_unmapping);
  *
  * Top to bottom: the LUN, the command's row, the gate (one load while
  * nothing is pending), the decoder, the exclusion of a held range for a
- * decoded WRITE, then the row's ->execute, inline or in a worker.
+ * decoded READ or WRITE, then the row's ->execute, inline or in a worker.
  */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 {
@@ -231,7 +235,7 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 		status = tcmx_parse_cdb(cmd, d);
 	if (unlikely(gate & BIT(TCMX_GATE_EXCL)) && status == TCMX_GOOD &&
 	    tcmx_excl_waits(cmd)) {
-		tcmx_defer(cmd, tcmx_excl_write);
+		tcmx_defer(cmd, tcmx_excl_rw);
 		return false;
 	}
 	trace_tcmx_cmd_submit(cmd);

@@ -957,6 +957,12 @@ static void fz_one(struct fz_in *in)
 		fz_check_good(&cmd, buf);
 	fz_check_medium();
 	FZ_ASSERT(!fz_pinned());
+	/* an exclusion outlives its holder only until its idle work runs */
+	if (test_bit(TCMX_GATE_EXCL, &ut_dev.gate)) {
+		FZ_ASSERT(ut_cdev.excl_idle.work.pending);
+		ut_cdev.excl_idle.work.pending = 0;
+		ut_cdev.excl_idle.work.func(&ut_cdev.excl_idle.work);
+	}
 	FZ_ASSERT(!test_bit(TCMX_GATE_EXCL, &ut_dev.gate));
 	free(buf);
 	free(cdb);

@@ -171,6 +171,7 @@ void ut_fixture_reset(void)
 	unsigned int i;
 
 	memset(&ut_cdev, 0, sizeof(ut_cdev));
+	tcmx_excl_init(&ut_cdev);
 	tcmx_pr_dev_init(&ut_dev);
 	tcmx_ua_dev_init(&ut_dev);
 	ut_dev.group.cg_item.ci_name = "r0";
@@ -277,7 +278,7 @@ int ut_cmd_exec(struct tcmx_cmd *cmd)
 		s = tcmx_parse_cdb(cmd, d);
 	if (gate & BIT(TCMX_GATE_EXCL) && s == TCMX_GOOD &&
 	    tcmx_excl_waits(cmd))
-		return tcmx_defer(cmd, tcmx_excl_write);
+		return tcmx_defer(cmd, tcmx_excl_rw);
 	if (s != TCMX_GOOD)
 		return s;
 	if (!cmd->execute || !cmd->desc)

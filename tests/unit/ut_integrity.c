@@ -71,6 +71,21 @@ static bool fake_is(size_t off, size_t len, u8 byte)
 	return true;
 }
 
+/*
+ * After a COMPARE AND WRITE, ORWRITE or WRITE ATOMIC: the bit outlives it
+ * until the idle work (run here) clears it.
+ */
+static bool integ_excl_idles(void)
+{
+	struct work_struct *w = &ut_cdev.excl_idle.work;
+
+	if (ut_dev.gate != BIT(TCMX_GATE_EXCL) || !w->pending)
+		return false;
+	w->pending = 0;
+	w->func(w);
+	return !ut_dev.gate;
+}
+
 /* fixed-format MISCOMPARE with INFORMATION @info */
 #define CHECK_MISCOMPARE(info)						\
 	CHECK_SENSE(0xf0, 0, 0x0e, (info) >> 24, ((info) >> 16) & 0xff,	\
@@ -177,7 +192,7 @@ static void integ_write_cases(void)
 	EXPECT(RUN(C(0x8b, 0x18, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3), 1536, OUT, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 1536 && fake_is(2 * 512, 1536, F | 0x11) &&
 	      fake_is(512, 512, 0x11) && fake_is(5 * 512, 512, 0x11));
-	CHECK(!ut_dev.gate);
+	CHECK(integ_excl_idles());
 	EXPECT(RUN(C(0x8b, 0x20, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK(fake_writes == 1);
 	EXPECT(RUN(C(0x8b, 0, 0, 0, 0, 0, 0, 0x1f, 0xff, 0xff, 0, 0, 0, 2), 1024, OUT, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
@@ -187,7 +202,7 @@ static void integ_write_cases(void)
 	fake_reset(0);
 	EXPECT(RUN(C(0x9c, 0x08, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 2), 1024, OUT, 0), UT_GOOD);
 	CHECK(fake_is(9 * 512, 1024, F) && fake_w_lba == 9 && fake_w_nr == 2);
-	CHECK(!ut_dev.gate);
+	CHECK(integ_excl_idles());
 	EXPECT(RUN(C(0x9c, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0, 2), 1024, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK_SENSE(0x70, 0, 0x05, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0x24, 0, 0,
 		    0xc0, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -210,12 +225,13 @@ static void integ_caw_cases(void)
 	fake_reset(F);
 	EXPECT(RUN(C(0x89, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 2), 2048, OUT, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 2048 && fake_writes == 1 &&
-	      fake_w_lba == 5 && fake_w_nr == 2 && !ut_dev.gate);
+	      fake_w_lba == 5 && fake_w_nr == 2 && integ_excl_idles());
 	/* the last byte differs: MISCOMPARE at 1023, nothing written */
 	fake[6 * 512 + 511] = 0x42;
 	EXPECT(RUN(C(0x89, 0x18, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 2), 2048, OUT, 0), TCMX_SENSE_MISCOMPARE);
 	CHECK_MISCOMPARE(1023);
-	CHECK(fake_writes == 1 && fake[6 * 512 + 511] == 0x42 && !ut_dev.gate);
+	CHECK(fake_writes == 1 && fake[6 * 512 + 511] == 0x42 &&
+	      integ_excl_idles());
 	/* the data-out buffer must be exactly twice the blocks */
 	EXPECT(RUN(C(0x89, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1), 2048, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
 	CHECK(fake_writes == 1);
@@ -241,16 +257,18 @@ static void integ_caw_cases(void)
 
 static void integ_exclusion_cases(void)
 {
+	int defers;
+
 	/*
-	 * While a range is held, a WRITE into it waits and goes through the
-	 * block ops: once decoded, the harness (as tcmx_submit_cmd()) hands
-	 * it to tcmx_excl_write() instead of the ->execute_rw stand-in, and
+	 * While a range is held, a READ or WRITE into it waits and goes
+	 * through the block ops: once decoded, the harness (as
+	 * tcmx_submit_cmd()) hands it to tcmx_excl_rw() instead of the ->execute_rw stand-in, and
 	 * the stub tcmx_defer() runs that at once: the block ops' writes are
 	 * the deferred ones.
 	 */
 	fake_reset(0);
 	ut_cdev.excl_lba = 100;
-	ut_cdev.excl_nr = 10;
+	ut_cdev.excl_end = 110;
 	ut_dev.gate = BIT(TCMX_GATE_EXCL);
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 8), 4096, OUT, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 4096 && fake_writes == 1 &&
@@ -262,11 +280,21 @@ static void integ_exclusion_cases(void)
 	EXPECT(RUN(C(0x0a, 0, 0, 96, 5), 2560, OUT, 0), UT_GOOD);
 	CHECK(fake_writes == 2 && fake_w_lba == 96 && fake_w_nr == 5 &&
 	      fake_is(96 * 512, 2560, F));
-	/* WRITE(16) past its end, and READs: inline as ever */
+	/* WRITE(16) and READ(10) past its end: inline as ever */
 	EXPECT(RUN(C(0x8a, 0, 0, 0, 0, 0, 0, 0, 0, 110, 0, 0, 0, 1), 512, OUT, 0), UT_GOOD);
 	CHECK(ut_cmd.execute == ut_stub_rw && fake_writes == 2);
-	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 100, 0, 0, 1), 512, IN, 0), UT_GOOD);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 110, 0, 0, 1), 512, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.execute == ut_stub_rw && fake_writes == 2);
+	/* a READ into it waits too, and reads the medium through the ops */
+	defers = ut_defers;
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 104, 0, 0, 2), 1024, IN, 0), UT_GOOD);
+	CHECK(ut_defers == defers + 1 && ut_cmd.xfer_len == 1024 &&
+	      ut_data[0] == 0 && ut_data[511] == 0 && ut_data[512] == F &&
+	      ut_data[1023] == F && fake_writes == 2);
+	/* cut to a buffer that ends inside a block: that much, no more */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 103, 0, 0, 4), 700, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 700 && ut_data[699] == 0 &&
+	      ut_data[700] == UT_FILL && fake_writes == 2);
 	/* WRITE(12), FUA, the range's last block */
 	EXPECT(RUN(C(0xaa, 0x08, 0, 0, 0, 109, 0, 0, 0, 1), 512, OUT, 0), UT_GOOD);
 	CHECK(fake_writes == 3 && fake_w_lba == 109 && fake_w_nr == 1);
@@ -282,7 +310,7 @@ static void integ_exclusion_cases(void)
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 105, 0, 0, 1), 512, OUT, 0), TCMX_SENSE_WRITE_PROTECTED);
 	CHECK(fake_writes == 3);
 	ut_dev.gate = 0;
-	ut_cdev.excl_nr = 0;
+	ut_cdev.excl_end = 0;
 }
 
 static void integ_other_cases(void)

@@ -130,6 +130,27 @@ static u32 unmap_list(u8 *p, const u64 (*d)[2], u32 n)
 	return 8 + 16 * n;
 }
 
+/*
+ * A fabric's data-out buffer shorter than the data length it gave: what
+ * UNMAP copies out is less than its header, and is refused as that; the
+ * rest of its copy buffer is never read as descriptors.
+ */
+static void lbp_unmap_short_sgl(void)
+{
+	static const u64 one[][2] = { { 0, 4 } };
+	u8 cdb[16] = { 0x42, [8] = 24 }, p[24], sense[TCMX_SENSE_BUFFER_LEN];
+	struct scatterlist sg = { .buf = p, .len = 4 };
+	struct tcmx_cmd cmd;
+	int calls = unmap_calls, s;
+
+	unmap_list(p, one, 1);
+	ut_cmd_prepare(&cmd, cdb, &sg, 24, DMA_TO_DEVICE, 0, sense);
+	s = ut_cmd_exec(&cmd);
+	CHECK(s == TCMX_CHECK && (sense[2] & 0xf) == 0x05 &&
+	      sense[12] == 0x1a && sense[13] == 0x00);
+	CHECK(unmap_calls == calls);
+}
+
 static void lbp_unmap_cmd(void)
 {
 	static const u64 two[][2] = { { 2, 3 }, { 10, 0 } };
@@ -362,6 +383,7 @@ void ut_test_lbp(void)
 	lbp_reports();
 	setup();
 	lbp_unmap_cmd();
+	lbp_unmap_short_sgl();
 	setup();
 	lbp_write_same_cmd();
 	setup();

@@ -456,5 +456,25 @@ ssize_t strscpy(char *dst, const char *src, size_t size);
 #ifndef wake_up_var
 #define wake_up_var(var)	((void)(var))
 #endif
+/* excl.c: its grace periods and idle work (one thread: nothing to wait) */
+static inline unsigned long get_state_synchronize_rcu(void) { return 0; }
+static inline void cond_synchronize_rcu(unsigned long cookie) { (void)cookie; }
+struct workqueue_struct;
+#define system_wq		((struct workqueue_struct *)NULL)
+#define to_delayed_work(w)	container_of(w, struct delayed_work, work)
+#define INIT_DELAYED_WORK(w, f)	((w)->work.pending = 0, (w)->work.func = (f))
+static inline bool mod_delayed_work(struct workqueue_struct *wq,
+				    struct delayed_work *w, unsigned long d)
+{
+	(void)wq; (void)d;
+	w->work.pending = 1;
+	return true;
+}
+static inline bool cancel_delayed_work_sync(struct delayed_work *w)
+{
+	w->work.pending = 0;
+	return true;
+}
+static inline void mutex_destroy(struct mutex *m) { (void)m; }
 
 #endif /* UT_KERNEL_H */
