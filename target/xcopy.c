@@ -458,6 +458,46 @@ static bool xc_gate_passes(struct tcmx_cmd *cmd, struct xc_lu *lu,
 /* ---- the copy --------------------------------------------------------- */
 
 /*
+ * One chunk: @n blocks at @at into the segment, read and written each under
+ * its device's exclusion (a READ's and a WRITE's rule: neither sees part of
+ * a WRITE ATOMIC nor lands between a COMPARE AND WRITE's compare and its
+ * write); one span over both ranges when the copy stays on one device, as
+ * the exclusion does not nest.  0 or -errno (-EACCES: refused by the gate).
+ */
+static int xc_move_chunk(struct tcmx_cmd *cmd, struct xc_op *op,
+			 struct xc_lu *src, struct xc_lu *dst, u64 at, u32 n,
+			 void *buf)
+{
+	struct tcmx_dev *sdev = src->dev, *ddev = dst->dev;
+	u64 s = op->src_lba + at, d = op->dst_lba + at, lo = min(s, d);
+	int ret;
+
+	if (!xc_gate_passes(cmd, src, false, s, n))
+		return -EACCES;
+	if (sdev == ddev) {
+		tcmx_excl_lock(sdev, lo, max(s, d) + n - lo);
+		ret = sdev->ops->read_blocks(sdev, s, n, buf);
+		if (!ret && !xc_gate_passes(cmd, dst, true, d, n))
+			ret = -EACCES;
+		if (!ret)
+			ret = ddev->ops->write_blocks(ddev, d, n, buf);
+		tcmx_excl_unlock(sdev);
+		return ret;
+	}
+	tcmx_excl_lock(sdev, s, n);
+	ret = sdev->ops->read_blocks(sdev, s, n, buf);
+	tcmx_excl_unlock(sdev);
+	if (ret)
+		return ret;
+	if (!xc_gate_passes(cmd, dst, true, d, n))
+		return -EACCES;
+	tcmx_excl_lock(ddev, d, n);
+	ret = ddev->ops->write_blocks(ddev, d, n, buf);
+	tcmx_excl_unlock(ddev);
+	return ret;
+}
+
+/*
  * Move the segment in chunks; backwards when the destination overlaps the
  * source from above on the same device, so every block is read before
  * it is overwritten.
@@ -480,19 +520,7 @@ static enum tcmx_status xc_move(struct tcmx_cmd *cmd, struct xc_op *op,
 		u32 n = min_t(u64, chunk, op->nolb - done);
 		u64 at = back ? op->nolb - done - n : done;
 
-		if (!xc_gate_passes(cmd, src, false, op->src_lba + at, n))
-			ret = -EACCES;
-		else
-			ret = sdev->ops->read_blocks(sdev, op->src_lba + at, n,
-						     buf);
-		if (!ret && !xc_gate_passes(cmd, dst, true, op->dst_lba + at, n))
-			ret = -EACCES;
-		if (ret)
-			break;
-		/* not interleaved with a COMPARE AND WRITE (sbc_integrity.c) */
-		tcmx_excl_lock(ddev, op->dst_lba + at, n);
-		ret = ddev->ops->write_blocks(ddev, op->dst_lba + at, n, buf);
-		tcmx_excl_unlock(ddev);
+		ret = xc_move_chunk(cmd, op, src, dst, at, n, buf);
 		if (ret)
 			break;
 		done += n;
