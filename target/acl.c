@@ -438,15 +438,12 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 	acl->tpg = tpg;
 	xa_init(&acl->mapped);
 	config_group_init_type_name(&acl->group, name, &tf->acl_type);
-	config_group_init_type_name(&acl->attrib_group, "attrib",
-				    &tf->acl_attrib_type);
-	configfs_add_default_group(&acl->attrib_group, &acl->group);
-	config_group_init_type_name(&acl->auth_group, "auth",
-				    &tf->acl_auth_type);
-	configfs_add_default_group(&acl->auth_group, &acl->group);
-	config_group_init_type_name(&acl->param_group, "param",
-				    &tf->acl_param_type);
-	configfs_add_default_group(&acl->param_group, &acl->group);
+	tcmx_cfs_subdir(&acl->group, &acl->attrib_group, "attrib",
+			&tf->acl_attrib_type);
+	tcmx_cfs_subdir(&acl->group, &acl->auth_group, "auth",
+			&tf->acl_auth_type);
+	tcmx_cfs_subdir(&acl->group, &acl->param_group, "param",
+			&tf->acl_param_type);
 
 	/* the initiator's nexuses leave demo mode: nothing mapped yet */
 	mutex_lock(&tcmx_cfs_mutex);
@@ -484,9 +481,8 @@ void tcmx_acl_tpg_init(struct tcmx_tpg *tpg)
 {
 	INIT_LIST_HEAD(&tpg->nexuses);
 	INIT_LIST_HEAD(&tpg->acls);
-	config_group_init_type_name(&tpg->acl_group, "acls",
-				    &tpg->wwn->fabric->tpg_acls_type);
-	configfs_add_default_group(&tpg->acl_group, &tpg->group);
+	tcmx_cfs_subdir(&tpg->group, &tpg->acl_group, "acls",
+			&tpg->wwn->fabric->tpg_acls_type);
 }
 
 static void tcmx_acl_init_type(struct config_item_type *type,

@@ -376,15 +376,13 @@ void tcmx_alua_dev_init(struct tcmx_dev *dev)
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_tg_pt_gp *gp = &cd->default_tg_pt_gp;
 
-	config_group_init_type_name(&cd->alua_group, "alua", &tcmx_alua_type);
-	configfs_add_default_group(&cd->alua_group, &dev->group);
+	tcmx_cfs_subdir(&dev->group, &cd->alua_group, "alua", &tcmx_alua_type);
 
 	tcmx_gp_init(gp, dev);
 	gp->id = 0;
 	list_add_tail(&gp->node, &cd->tg_pt_gps);
-	config_group_init_type_name(&gp->group, "default_tg_pt_gp",
-				    &tcmx_default_gp_type);
-	configfs_add_default_group(&gp->group, &cd->alua_group);
+	tcmx_cfs_subdir(&cd->alua_group, &gp->group, "default_tg_pt_gp",
+			&tcmx_default_gp_type);
 }
 
 /* ------------------------------------------------------------------ */

@@ -267,3 +267,10 @@ ssize_t tcmx_cfs_store(struct config_item *item, const char *page,
 	mutex_unlock(h.lock);
 	return ret ?: count;
 }
+
+void tcmx_cfs_subdir(struct config_group *parent, struct config_group *child,
+		     const char *name, const struct config_item_type *type)
+{
+	config_group_init_type_name(child, name, type);
+	configfs_add_default_group(child, parent);
+}

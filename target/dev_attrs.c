@@ -255,11 +255,8 @@ void tcmx_dev_attrs_init(struct tcmx_dev *dev)
 	tcmx_dev_set_defaults(dev);
 	tcmx_pr_dev_init(dev);
 	tcmx_ua_dev_init(dev);
-	config_group_init_type_name(&cd->attrib_group, "attrib",
-				    &tcmx_attrib_type);
-	configfs_add_default_group(&cd->attrib_group, &dev->group);
-	config_group_init_type_name(&cd->wwn_group, "wwn", &tcmx_wwn_type);
-	configfs_add_default_group(&cd->wwn_group, &dev->group);
-	config_group_init_type_name(&cd->pr_group, "pr", &tcmx_pr_cfs_type);
-	configfs_add_default_group(&cd->pr_group, &dev->group);
+	tcmx_cfs_subdir(&dev->group, &cd->attrib_group, "attrib",
+			&tcmx_attrib_type);
+	tcmx_cfs_subdir(&dev->group, &cd->wwn_group, "wwn", &tcmx_wwn_type);
+	tcmx_cfs_subdir(&dev->group, &cd->pr_group, "pr", &tcmx_pr_cfs_type);
 }

@@ -73,15 +73,12 @@ static struct config_group *tcmx_tpg_make(struct config_group *group,
 	xa_init(&tpg->luns);
 
 	config_group_init_type_name(&tpg->group, name, &tf->tpg_type);
-	config_group_init_type_name(&tpg->lun_group, "lun", &tf->tpg_lun_type);
-	configfs_add_default_group(&tpg->lun_group, &tpg->group);
+	tcmx_cfs_subdir(&tpg->group, &tpg->lun_group, "lun", &tf->tpg_lun_type);
 	tcmx_acl_tpg_init(tpg);
-	config_group_init_type_name(&tpg->attrib_group, "attrib",
-				    &tf->tpg_attrib_type);
-	configfs_add_default_group(&tpg->attrib_group, &tpg->group);
-	config_group_init_type_name(&tpg->param_group, "param",
-				    &tf->tpg_param_type);
-	configfs_add_default_group(&tpg->param_group, &tpg->group);
+	tcmx_cfs_subdir(&tpg->group, &tpg->attrib_group, "attrib",
+			&tf->tpg_attrib_type);
+	tcmx_cfs_subdir(&tpg->group, &tpg->param_group, "param",
+			&tf->tpg_param_type);
 	return &tpg->group;
 }
 
@@ -155,12 +152,10 @@ static struct config_group *tcmx_wwn_make(struct config_group *group,
 	wwn->cmd_compl_affinity = -1;
 
 	config_group_init_type_name(&wwn->group, name, &tf->wwn_type);
-	config_group_init_type_name(&wwn->param_group, "param",
-				    &tf->wwn_param_type);
-	configfs_add_default_group(&wwn->param_group, &wwn->group);
-	config_group_init_type_name(&wwn->stats_group, "fabric_statistics",
-				    &tf->wwn_stats_type);
-	configfs_add_default_group(&wwn->stats_group, &wwn->group);
+	tcmx_cfs_subdir(&wwn->group, &wwn->param_group, "param",
+			&tf->wwn_param_type);
+	tcmx_cfs_subdir(&wwn->group, &wwn->stats_group, "fabric_statistics",
+			&tf->wwn_stats_type);
 	return &wwn->group;
 }
 
@@ -229,9 +224,8 @@ struct config_group *tcmx_fabric_make_dir(const char *name)
 	}
 
 	config_group_init_type_name(&tf->group, name, &tf->fabric_type);
-	config_group_init_type_name(&tf->discovery_group, "discovery_auth",
-				    &tf->discovery_type);
-	configfs_add_default_group(&tf->discovery_group, &tf->group);
+	tcmx_cfs_subdir(&tf->group, &tf->discovery_group, "discovery_auth",
+			&tf->discovery_type);
 	return &tf->group;
 }
 

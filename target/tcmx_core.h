@@ -703,6 +703,9 @@ int tcmx_cfs_u32(const char *page, size_t count, u32 *val);
  */
 #define TCMX_CFS_ECHO		64
 int tcmx_cfs_int(const char *page, size_t count, int *val);
+/* cfs_attr.c: @child, named @name and typed @type, a default group of @parent */
+void tcmx_cfs_subdir(struct config_group *parent, struct config_group *child,
+		     const char *name, const struct config_item_type *type);
 /*
  * A directory's name "<prefix><number>" with number < @limit, in decimal
  * without leading zeros or sign, into *@index; else pr_err and -EINVAL.
