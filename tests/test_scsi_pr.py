@@ -684,11 +684,11 @@ def test_echo_buffer_reads_back_to_the_writing_nexus_only(two):
 
 def test_nexus_name_stays_while_its_lun_drains(two):
     """While B's LUN is being unlinked (a held write keeps it from
-    draining), B's nexus can be neither dropped nor renamed, and READ FULL
-    STATUS through A reads B's registration, while it is listed, under its
-    own name (the name used to be rewritten in place then: a longer one
-    overflowed READ FULL STATUS's buffer; KASAN catches it on the debug
-    kernel)."""
+    draining), B's nexus cannot be dropped: the write of NULL to it waits
+    for the drain (or is refused), and READ FULL STATUS through A lists
+    registrations only under their own names meanwhile (the name used to
+    be rewritten in place then: a longer one overflowed READ FULL STATUS's
+    buffer; KASAN catches it on the debug kernel)."""
     import threading
     a, b, tb, na, nb = two["a"], two["b"], two["tb"], two["na"], two["nb"]
     assert prout(a, 0, sa_key=0xa) == (GOOD, None)
@@ -703,41 +703,41 @@ def test_nexus_name_stays_while_its_lun_drains(two):
         finally:
             os.close(fd)
 
-    def unlink_b():
-        tcmxlib.unlink_lun(tb + "/lun/lun_0")
-        done["unlink"] = True
+    def tids():
+        return [e[3] for e in full_status(prin(a, 3))]
 
     wr(HOLD + "hold_ms", "8000")
     wr(HOLD + "hold_every", "1")
     try:
+        t0 = time.monotonic()
         tw = threading.Thread(target=write_b)
         tw.start()
         time.sleep(2)
         wr(HOLD + "hold_every", "0")
-        tu = threading.Thread(target=unlink_b)
+        tu = threading.Thread(
+            target=lambda: tcmxlib.unlink_lun(tb + "/lun/lun_0"))
         tu.start()
         time.sleep(1)
-        assert "unlink" not in done, "the unlink did not wait for the write"
-        longer = "naa.5001405" + "f" * 21
-        for name in ("NULL", longer):
-            try:
-                wr(tb + "/nexus", name)
-                refused = None
-            except OSError as e:
-                refused = e.errno
-            # B's registration may already be gone with its LUN, but
-            # never read under another name
-            tids = [e[3] for e in full_status(prin(a, 3))]
-            assert sas_tid(na) in tids and \
-                set(tids) <= {sas_tid(na), sas_tid(nb)}, tids
-            if "unlink" not in done:
-                assert refused in (errno.EPERM, errno.EEXIST), name
-        assert rd(tb + "/nexus").strip() == nb
+        seen = []
+        tr = threading.Thread(target=lambda: [seen.append(tids())
+                                              for _ in range(20)])
+        tr.start()
+        try:
+            wr(tb + "/nexus", "NULL")
+            refused = None
+        except OSError as e:
+            refused = e.errno
+        dropped_at = time.monotonic() - t0
+        tr.join(60)
         tu.join(60)
         tw.join(60)
     finally:
         wr(HOLD + "hold_every", "0")
         wr(HOLD + "hold_ms", "5000")
-    assert done.get("unlink") and done.get("write") == GOOD
+    assert refused == errno.EPERM or dropped_at > 7, \
+        "B's nexus dropped %.1f s in, while its LUN still drained" % dropped_at
+    assert all(sas_tid(na) in t and set(t) <= {sas_tid(na), sas_tid(nb)}
+               for t in seen), seen
+    assert done.get("write") == GOOD
     # B's registration went with its LUN
-    assert [e[3] for e in full_status(prin(a, 3))] == [sas_tid(na)]
+    assert tids() == [sas_tid(na)]
