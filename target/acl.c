@@ -485,33 +485,21 @@ void tcmx_acl_tpg_init(struct tcmx_tpg *tpg)
 			&tpg->wwn->fabric->tpg_acls_type);
 }
 
-static void tcmx_acl_init_type(struct config_item_type *type,
-			       struct module *owner,
-			       struct configfs_item_operations *item_ops,
-			       struct configfs_group_operations *group_ops,
-			       struct configfs_attribute **attrs)
-{
-	type->ct_owner = owner;
-	type->ct_item_ops = item_ops;
-	type->ct_group_ops = group_ops;
-	type->ct_attrs = attrs;
-}
-
 void tcmx_acl_init_types(struct tcmx_fabric *tf)
 {
 	const struct tcmx_fabric_ops *ops = tf->ops;
 	struct module *m = ops->owner;
 
-	tcmx_acl_init_type(&tf->tpg_acls_type, m, NULL,
+	tcmx_cfs_init_type(&tf->tpg_acls_type, m, NULL,
 			   &tcmx_tpg_acls_group_ops, NULL);
-	tcmx_acl_init_type(&tf->acl_type, m, &tcmx_acl_item_ops,
+	tcmx_cfs_init_type(&tf->acl_type, m, &tcmx_acl_item_ops,
 			   &tcmx_acl_group_ops, ops->acl_attrs);
-	tcmx_acl_init_type(&tf->acl_attrib_type, m, NULL, NULL,
+	tcmx_cfs_init_type(&tf->acl_attrib_type, m, NULL, NULL,
 			   ops->acl_attrib_attrs);
-	tcmx_acl_init_type(&tf->acl_auth_type, m, NULL, NULL,
+	tcmx_cfs_init_type(&tf->acl_auth_type, m, NULL, NULL,
 			   ops->acl_auth_attrs);
-	tcmx_acl_init_type(&tf->acl_param_type, m, NULL, NULL,
+	tcmx_cfs_init_type(&tf->acl_param_type, m, NULL, NULL,
 			   ops->acl_param_attrs);
-	tcmx_acl_init_type(&tf->mapped_lun_type, m, &tcmx_mapped_item_ops,
+	tcmx_cfs_init_type(&tf->mapped_lun_type, m, &tcmx_mapped_item_ops,
 			   NULL, tcmx_mapped_attrs);
 }

@@ -274,3 +274,14 @@ void tcmx_cfs_subdir(struct config_group *parent, struct config_group *child,
 	config_group_init_type_name(child, name, type);
 	configfs_add_default_group(child, parent);
 }
+
+void tcmx_cfs_init_type(struct config_item_type *type, struct module *owner,
+			struct configfs_item_operations *item_ops,
+			struct configfs_group_operations *group_ops,
+			struct configfs_attribute **attrs)
+{
+	type->ct_owner = owner;
+	type->ct_item_ops = item_ops;
+	type->ct_group_ops = group_ops;
+	type->ct_attrs = attrs;
+}

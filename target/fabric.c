@@ -231,18 +231,6 @@ struct config_group *tcmx_fabric_make_dir(const char *name)
 
 /* Registration */
 
-static void tcmx_fabric_init_type(struct config_item_type *type,
-				  struct module *owner,
-				  struct configfs_item_operations *item_ops,
-				  struct configfs_group_operations *group_ops,
-				  struct configfs_attribute **attrs)
-{
-	type->ct_owner = owner;
-	type->ct_item_ops = item_ops;
-	type->ct_group_ops = group_ops;
-	type->ct_attrs = attrs;
-}
-
 int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 		    struct configfs_attribute **discovery_attrs)
 {
@@ -253,20 +241,20 @@ int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 	if (!tf)
 		return -ENOMEM;
 	tf->ops = ops;
-	tcmx_fabric_init_type(&tf->fabric_type, m, &tcmx_fabric_item_ops,
-			      &tcmx_fabric_group_ops, tcmx_fabric_attrs);
-	tcmx_fabric_init_type(&tf->discovery_type, m, NULL, NULL,
-			      discovery_attrs);
-	tcmx_fabric_init_type(&tf->wwn_type, m, &tcmx_wwn_item_ops,
-			      &tcmx_wwn_group_ops, NULL);
-	tcmx_fabric_init_type(&tf->wwn_param_type, m, NULL, NULL,
-			      tcmx_wwn_param_attrs);
-	tcmx_fabric_init_type(&tf->wwn_stats_type, m, NULL, NULL, NULL);
-	tcmx_fabric_init_type(&tf->tpg_type, m, &tcmx_tpg_item_ops, NULL,
-			      ops->tpg_attrs);
-	tcmx_fabric_init_type(&tf->tpg_attrib_type, m, NULL, NULL,
-			      ops->tpg_attrib_attrs);
-	tcmx_fabric_init_type(&tf->tpg_param_type, m, NULL, NULL, NULL);
+	tcmx_cfs_init_type(&tf->fabric_type, m, &tcmx_fabric_item_ops,
+			   &tcmx_fabric_group_ops, tcmx_fabric_attrs);
+	tcmx_cfs_init_type(&tf->discovery_type, m, NULL, NULL,
+			   discovery_attrs);
+	tcmx_cfs_init_type(&tf->wwn_type, m, &tcmx_wwn_item_ops,
+			   &tcmx_wwn_group_ops, NULL);
+	tcmx_cfs_init_type(&tf->wwn_param_type, m, NULL, NULL,
+			   tcmx_wwn_param_attrs);
+	tcmx_cfs_init_type(&tf->wwn_stats_type, m, NULL, NULL, NULL);
+	tcmx_cfs_init_type(&tf->tpg_type, m, &tcmx_tpg_item_ops, NULL,
+			   ops->tpg_attrs);
+	tcmx_cfs_init_type(&tf->tpg_attrib_type, m, NULL, NULL,
+			   ops->tpg_attrib_attrs);
+	tcmx_cfs_init_type(&tf->tpg_param_type, m, NULL, NULL, NULL);
 	tcmx_lun_init_types(tf);
 	tcmx_acl_init_types(tf);
 

@@ -703,6 +703,11 @@ int tcmx_cfs_u32(const char *page, size_t count, u32 *val);
  */
 #define TCMX_CFS_ECHO		64
 int tcmx_cfs_int(const char *page, size_t count, int *val);
+/* cfs_attr.c: fill in a configfs item type */
+void tcmx_cfs_init_type(struct config_item_type *type, struct module *owner,
+			struct configfs_item_operations *item_ops,
+			struct configfs_group_operations *group_ops,
+			struct configfs_attribute **attrs);
 /* cfs_attr.c: @child, named @name and typed @type, a default group of @parent */
 void tcmx_cfs_subdir(struct config_group *parent, struct config_group *child,
 		     const char *name, const struct config_item_type *type);
