@@ -129,20 +129,6 @@ const char *pr_type_name(u8 type)
 
 /* ---- state, under cd->pr_lock ---------------------------------------- */
 
-void pr_state_lock(struct tcmx_core_dev *cd)
-	__acquires(&cd->pr_lock)
-{
-	spin_lock_irq(&cd->pr_lock);
-	write_seqcount_begin(&cd->pr_seq);
-}
-
-void pr_state_unlock(struct tcmx_core_dev *cd)
-	__releases(&cd->pr_lock)
-{
-	write_seqcount_end(&cd->pr_seq);
-	spin_unlock_irq(&cd->pr_lock);
-}
-
 void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg)
 {
 	list_move_tail(&reg->node, &cd->pr_regs);

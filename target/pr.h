@@ -51,11 +51,21 @@ const char *pr_type_name(u8 type);
 /*
  * pr.c: the state, under cd->pr_lock and in a pr_seq write section (or
  * pr_mutex, to read it): pr_state_lock() and pr_state_unlock() take and
- * leave both; a registration is put on cd->pr_regs (or moved to @to) and
- * its LUN told, by pr_reg_attach() and pr_reg_detach()
+ * leave both; they are macros so that sparse sees the lock in the caller
+ * (6.1-rt's rt_spin_lock() has no __acquires). A registration is put on
+ * cd->pr_regs (or moved to @to) and its LUN told, by pr_reg_attach() and
+ * pr_reg_detach()
  */
-void pr_state_lock(struct tcmx_core_dev *cd) __acquires(&cd->pr_lock);
-void pr_state_unlock(struct tcmx_core_dev *cd) __releases(&cd->pr_lock);
+#define pr_state_lock(cd)					\
+	do {							\
+		spin_lock_irq(&(cd)->pr_lock);			\
+		write_seqcount_begin(&(cd)->pr_seq);		\
+	} while (0)
+#define pr_state_unlock(cd)					\
+	do {							\
+		write_seqcount_end(&(cd)->pr_seq);		\
+		spin_unlock_irq(&(cd)->pr_lock);		\
+	} while (0)
 void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg);
 void pr_reg_detach(struct tcmx_pr_reg *reg, struct list_head *to);
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun);
