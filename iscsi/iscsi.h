@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcmx_iscsi: the iSCSI fabric (RFC 7143, ErrorRecoveryLevel 0, one
+ * connection per session).  What its two halves share:
+ *
+ * - the configuration (configfs.c, params.c): targets, TPGs with their
+ *   attrib/, param/ and auth/, portals (np/), the fabric's part of the
+ *   node ACLs and discovery_auth/; all of it under tcmx_iscsi_cfg_mutex;
+ * - the protocol (net.c, login.c, session.c, ...): listeners, logins,
+ *   sessions and commands.
+ *
+ * The configuration calls the protocol through the functions declared at
+ * the end ("protocol side"); the protocol reads the configuration under
+ * tcmx_iscsi_cfg_mutex, and keeps what it negotiated in its own session.
+ */
+#ifndef TCMX_ISCSI_H
+#define TCMX_ISCSI_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include "tcmx.h"
+
+#define TCMX_ISCSI_NAME_LEN	224	/* an iSCSI name, with NUL */
+#define TCMX_ISCSI_AUTH_LEN	256	/* a CHAP user name or secret, NUL */
+#define TCMX_ISCSI_VALUE_LEN	256	/* a key's value, with NUL */
+#define TCMX_ISCSI_MAX_TPGT	65535
+#define TCMX_ISCSI_PORT		3260
+
+/*
+ * The negotiable keys of tpgt_<t>/param/, in the in-tree order:
+ * X(id, "Name", kind, "default").  The kinds are RFC 7143's: a list of
+ * values, a boolean ANDed or ORed, a number whose minimum or maximum
+ * wins, or a declarative value.
+ */
+enum tcmx_iscsi_key_kind {
+	TCMX_KEY_LIST,		/* AuthMethod, digests: first common */
+	TCMX_KEY_AND,		/* boolean, "Yes" only if both say Yes */
+	TCMX_KEY_OR,		/* boolean, "Yes" if either says Yes */
+	TCMX_KEY_MIN,		/* number, the lower wins */
+	TCMX_KEY_MAX,		/* number, the higher wins */
+	TCMX_KEY_DECL,		/* declarative string */
+	TCMX_KEY_DECL_NUM,	/* declarative number (MaxRecvDSL) */
+	TCMX_KEY_RANGE,		/* IFMarkInt/OFMarkInt: "a~b" or Reject */
+};
+
+#define TCMX_ISCSI_KEYS(X)						\
+	X(AUTH_METHOD,	"AuthMethod",		TCMX_KEY_LIST,	"CHAP") \
+	X(HEADER_DIGEST, "HeaderDigest",	TCMX_KEY_LIST,	"CRC32C,None") \
+	X(DATA_DIGEST,	"DataDigest",		TCMX_KEY_LIST,	"CRC32C,None") \
+	X(MAX_CONNECTIONS, "MaxConnections",	TCMX_KEY_MIN,	"1")	\
+	X(TARGET_ALIAS,	"TargetAlias",		TCMX_KEY_DECL,	"LIO Target") \
+	X(INITIAL_R2T,	"InitialR2T",		TCMX_KEY_OR,	"Yes")	\
+	X(IMMEDIATE_DATA, "ImmediateData",	TCMX_KEY_AND,	"Yes")	\
+	X(MAX_RECV_DSL,	"MaxRecvDataSegmentLength", TCMX_KEY_DECL_NUM, "8192") \
+	X(MAX_XMIT_DSL,	"MaxXmitDataSegmentLength", TCMX_KEY_DECL_NUM, "262144") \
+	X(MAX_BURST,	"MaxBurstLength",	TCMX_KEY_MIN,	"262144") \
+	X(FIRST_BURST,	"FirstBurstLength",	TCMX_KEY_MIN,	"65536") \
+	X(TIME2WAIT,	"DefaultTime2Wait",	TCMX_KEY_MAX,	"2")	\
+	X(TIME2RETAIN,	"DefaultTime2Retain",	TCMX_KEY_MIN,	"20")	\
+	X(MAX_R2T,	"MaxOutstandingR2T",	TCMX_KEY_MIN,	"1")	\
+	X(DATA_PDU_IN_ORDER, "DataPDUInOrder",	TCMX_KEY_OR,	"Yes")	\
+	X(DATA_SEQ_IN_ORDER, "DataSequenceInOrder", TCMX_KEY_OR, "Yes") \
+	X(ERL,		"ErrorRecoveryLevel",	TCMX_KEY_MIN,	"0")	\
+	X(IFMARKER,	"IFMarker",		TCMX_KEY_AND,	"No")	\
+	X(OFMARKER,	"OFMarker",		TCMX_KEY_AND,	"No")	\
+	X(IFMARKINT,	"IFMarkInt",		TCMX_KEY_RANGE,	"Reject") \
+	X(OFMARKINT,	"OFMarkInt",		TCMX_KEY_RANGE,	"Reject")
+
+enum tcmx_iscsi_key {
+#define TCMX_ISCSI_KEY_ENUM(_id, _name, _kind, _def)	TCMX_ISCSI_KEY_##_id,
+	TCMX_ISCSI_KEYS(TCMX_ISCSI_KEY_ENUM)
+#undef TCMX_ISCSI_KEY_ENUM
+	TCMX_ISCSI_KEY_NR
+};
+
+struct tcmx_iscsi_key_info {
+	const char			*name;
+	enum tcmx_iscsi_key_kind	kind;
+	const char			*def;
+	u32				min, max;	/* numbers */
+};
+
+/* params.c: the table, and the check a configured value must pass */
+extern const struct tcmx_iscsi_key_info tcmx_iscsi_keys[TCMX_ISCSI_KEY_NR];
+int tcmx_iscsi_key_check(enum tcmx_iscsi_key key, const char *value);
+
+/*
+ * TPG attrib/ (u32 each): X(name, default, min, max), the in-tree's
+ * defaults and ranges.
+ */
+#define TCMX_ISCSI_TPG_ATTRIBS(X)					\
+	X(authentication,		1,	0,	1)		\
+	X(login_timeout,		15,	5,	30)		\
+	X(netif_timeout,		2,	2,	15)		\
+	X(generate_node_acls,		0,	0,	1)		\
+	X(default_cmdsn_depth,		64,	1,	512)		\
+	X(cache_dynamic_acls,		0,	0,	1)		\
+	X(demo_mode_write_protect,	1,	0,	1)		\
+	X(prod_mode_write_protect,	0,	0,	1)		\
+	X(demo_mode_discovery,		1,	0,	1)		\
+	X(default_erl,			0,	0,	2)		\
+	X(t10_pi,			0,	0,	1)		\
+	X(fabric_prot_type,		0,	0,	3)		\
+	X(tpg_enabled_sendtargets,	1,	0,	1)		\
+	X(login_keys_workaround,	1,	0,	1)
+
+struct tcmx_iscsi_tpg_attrib {
+#define TCMX_ISCSI_ATTRIB_FIELD(_name, _def, _min, _max)	u32 _name;
+	TCMX_ISCSI_TPG_ATTRIBS(TCMX_ISCSI_ATTRIB_FIELD)
+#undef TCMX_ISCSI_ATTRIB_FIELD
+};
+
+/*
+ * ACL attrib/ (u32 each, authentication: -1 = the TPG's): X(name,
+ * default, min, max)
+ */
+#define TCMX_ISCSI_ACL_ATTRIBS(X)					\
+	X(dataout_timeout,		3,	2,	60)		\
+	X(dataout_timeout_retries,	5,	1,	15)		\
+	X(default_erl,			0,	0,	2)		\
+	X(nopin_timeout,		15,	0,	60)		\
+	X(nopin_response_timeout,	30,	5,	60)		\
+	X(random_datain_pdu_offsets,	0,	0,	1)		\
+	X(random_datain_seq_offsets,	0,	0,	1)		\
+	X(random_r2t_offsets,		0,	0,	1)
+
+struct tcmx_iscsi_acl_attrib {
+#define TCMX_ISCSI_ATTRIB_FIELD(_name, _def, _min, _max)	u32 _name;
+	TCMX_ISCSI_ACL_ATTRIBS(TCMX_ISCSI_ATTRIB_FIELD)
+#undef TCMX_ISCSI_ATTRIB_FIELD
+	s32	authentication;		/* -1: inherit the TPG's */
+};
+
+/* CHAP credentials ("" = not set): TPG auth/, ACL auth/, discovery_auth/ */
+struct tcmx_iscsi_auth {
+	char	userid[TCMX_ISCSI_AUTH_LEN];
+	char	password[TCMX_ISCSI_AUTH_LEN];
+	char	userid_mutual[TCMX_ISCSI_AUTH_LEN];
+	char	password_mutual[TCMX_ISCSI_AUTH_LEN];
+};
+
+/* A target (iscsi/<name>), on tcmx_iscsi_tiqns. */
+struct tcmx_iscsi_tiqn {
+	struct tcmx_wwn			wwn;
+	struct list_head		node;		/* tcmx_iscsi_tiqns */
+	struct list_head		tpgs;		/* tcmx_iscsi_tpg.node */
+};
+
+/* A TPG (iscsi/<name>/tpgt_<t>). */
+struct tcmx_iscsi_tpg {
+	struct tcmx_tpg			tpg;
+	struct tcmx_iscsi_tiqn		*tiqn;
+	struct list_head		node;		/* tiqn->tpgs */
+	struct list_head		nps;		/* tcmx_iscsi_np.node */
+	bool				enabled;	/* enable */
+	struct tcmx_iscsi_tpg_attrib	attrib;
+	struct tcmx_iscsi_auth		auth;
+	char				param[TCMX_ISCSI_KEY_NR]
+					     [TCMX_ISCSI_VALUE_LEN];
+	/* the protocol's, see session.c */
+	void				*proto;
+};
+
+/* A portal (tpgt_<t>/np/<ip>:<port>). */
+struct tcmx_iscsi_np {
+	struct config_group		group;
+	struct tcmx_iscsi_tpg		*tpg;
+	struct list_head		node;		/* tpg->nps */
+	struct sockaddr_storage		addr;
+	/* the protocol's listener, shared by every np of one address */
+	void				*listener;
+};
+
+/* The fabric's part of a node ACL (tpgt_<t>/acls/<initiator>). */
+struct tcmx_iscsi_acl {
+	struct tcmx_acl			*acl;
+	struct tcmx_iscsi_auth		auth;
+	struct tcmx_iscsi_acl_attrib	attrib;
+	u32				cmdsn_depth;
+	char				tag[TCMX_ISCSI_VALUE_LEN];
+};
+
+/*
+ * configfs.c: the configuration.  tcmx_iscsi_cfg_mutex guards everything
+ * above that configfs writes, the lists, and discovery_auth.  tpg->proto
+ * and np->listener belong to the protocol.
+ */
+extern struct mutex tcmx_iscsi_cfg_mutex;
+extern struct list_head tcmx_iscsi_tiqns;
+extern struct tcmx_iscsi_auth tcmx_iscsi_discovery_auth;
+extern bool tcmx_iscsi_enforce_discovery_auth;
+extern const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops;
+
+/* Under tcmx_iscsi_cfg_mutex: @initiator's ACL in @tpg, or NULL. */
+struct tcmx_iscsi_acl *tcmx_iscsi_acl_find(struct tcmx_iscsi_tpg *tpg,
+					   const char *initiator);
+
+static inline const char *tcmx_iscsi_tiqn_name(struct tcmx_iscsi_tiqn *t)
+{
+	return tcmx_wwn_name(&t->wwn);
+}
+
+/*
+ * The protocol side, called by the configuration in process context
+ * (never under tcmx_iscsi_cfg_mutex unless said so).
+ */
+int tcmx_iscsi_proto_init(void);	/* module load */
+void tcmx_iscsi_proto_exit(void);	/* module unload: all is gone */
+/* start / stop accepting logins on @np (-EADDRINUSE, -EADDRNOTAVAIL) */
+int tcmx_iscsi_np_enable(struct tcmx_iscsi_np *np);
+void tcmx_iscsi_np_disable(struct tcmx_iscsi_np *np);
+/*
+ * @tpg was disabled or is going: end its logins and sessions, and return
+ * once they are gone.
+ */
+void tcmx_iscsi_tpg_shutdown(struct tcmx_iscsi_tpg *tpg);
+/* @initiator's ACL went, or its cmdsn_depth changed: end its sessions */
+void tcmx_iscsi_acl_shutdown(struct tcmx_iscsi_tpg *tpg,
+			     const char *initiator);
+/* the files that show sessions: acls/<i>/info, acls/<i>/param/<key> */
+ssize_t tcmx_iscsi_sess_info(struct tcmx_iscsi_tpg *tpg,
+			     const char *initiator, char *page);
+ssize_t tcmx_iscsi_sess_param(struct tcmx_iscsi_tpg *tpg,
+			      const char *initiator, enum tcmx_iscsi_key key,
+			      char *page);
+/* tpgt_<t>/dynamic_sessions: the demo-mode initiators logged in */
+ssize_t tcmx_iscsi_dynamic_sessions(struct tcmx_iscsi_tpg *tpg, char *page);
+/* the fabric's ->queue_status() */
+void tcmx_iscsi_queue_status(struct tcmx_cmd *cmd);
+
+#endif /* TCMX_ISCSI_H */
