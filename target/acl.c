@@ -84,6 +84,8 @@ static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
 	if (id < TCMX_LUN_MAP)
 		RCU_INIT_POINTER(n->lun_map[id], NULL);
 	xa_erase(&n->luns, id);
+	/* its I_T_L nexus's state, once no new command finds the entry */
+	tcmx_itl_del(n, id);
 }
 
 static bool tcmx_map_add(struct tcmx_nexus *n, u64 id)
@@ -92,7 +94,13 @@ static bool tcmx_map_add(struct tcmx_nexus *n, u64 id)
 
 	if (!want || xa_load(&n->luns, id))
 		return false;
+	/* the entry's state (unit attentions, registration) before it */
+	if (!tcmx_itl_add(n, id, tcmx_map_lun(want))) {
+		pr_err("%s: no memory to map LUN %llu\n", n->name, id);
+		return false;
+	}
 	if (tcmx_map_set(n, id, want)) {
+		tcmx_itl_del(n, id);
 		pr_err("%s: no memory to map LUN %llu\n", n->name, id);
 		return false;
 	}
@@ -146,26 +154,22 @@ void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg)
 
 /*
  * After a change of ACLs or mappings: each nexus whose LUNs came or went
- * gets REPORTED LUNS DATA HAS CHANGED on those it reaches now.  (A link or
- * unlink gives it to every LUN of the TPG itself, lun.c.)  Unit
- * attentions live on the TPG's LUN, which one nexus uses on loopback; per
- * nexus queues are for a fabric with several nexuses per TPG.
+ * gets REPORTED LUNS DATA HAS CHANGED on those it reaches now, and no
+ * other nexus does (each I_T_L nexus has its own queue, ua.c).  (A link or
+ * unlink gives it to every I_T nexus through the TPG's LUNs, lun.c.)
  */
 static void tcmx_acl_sync_maps(struct tcmx_tpg *tpg)
 {
 	struct tcmx_nexus *n;
-	struct tcmx_lun *lun;
+	struct tcmx_itl *itl;
 	unsigned long id;
-	void *entry;
 
 	lockdep_assert_held(&tcmx_cfs_mutex);
 	list_for_each_entry(n, &tpg->nexuses, node) {
 		if (!tcmx_nexus_sync(n, false))
 			continue;
-		xa_for_each(&n->luns, id, entry) {
-			lun = tcmx_map_lun(entry);
-			tcmx_ua_add(lun, lun->dev, TCMX_SENSE_UA_LUNS_CHANGED);
-		}
+		xa_for_each(&n->itls, id, itl)
+			tcmx_ua_itl(itl, TCMX_SENSE_UA_LUNS_CHANGED);
 	}
 }
 
@@ -183,16 +187,19 @@ static struct tcmx_acl *tcmx_acl_find(struct tcmx_tpg *tpg, const char *name)
 /* the fabric's I_T nexuses                                            */
 /* ------------------------------------------------------------------ */
 
-int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
-			const char *name)
+int tcmx_nexus_register_port(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
+			     const char *name, const char *port_id)
 {
-	if (strscpy(n->name, name, sizeof(n->name)) <= 0) {
+	if (strscpy(n->name, name, sizeof(n->name)) <= 0 ||
+	    strscpy(n->port_id, port_id ?: "", sizeof(n->port_id)) < 0) {
 		pr_err("tpgt_%u: bad initiator port name for an I_T nexus\n",
 		       tpg->tag);
 		n->name[0] = '\0';
+		n->port_id[0] = '\0';
 		return -EINVAL;
 	}
 	xa_init(&n->luns);
+	xa_init(&n->itls);
 	atomic_set(&n->deferred, 0);
 	mutex_lock(&tcmx_cfs_mutex);
 	n->tpg = tpg;
@@ -210,6 +217,13 @@ int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
 	mutex_unlock(&tcmx_cfs_mutex);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(tcmx_nexus_register_port);
+
+int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
+			const char *name)
+{
+	return tcmx_nexus_register_port(tpg, n, name, NULL);
+}
 EXPORT_SYMBOL_GPL(tcmx_nexus_register);
 
 int tcmx_nexus_unregister(struct tcmx_nexus *n)
@@ -224,6 +238,7 @@ int tcmx_nexus_unregister(struct tcmx_nexus *n)
 		       tpg->tag, tpg->nr_linked, n->name);
 		return -EPERM;
 	}
+	/* each entry's I_T_L nexus ends: SPC-2 reservations with it */
 	tcmx_nexus_sync(n, true);
 	list_del_init(&n->node);
 	n->acl = NULL;
@@ -234,7 +249,9 @@ int tcmx_nexus_unregister(struct tcmx_nexus *n)
 	synchronize_rcu();
 	wait_var_event(&n->deferred, !atomic_read(&n->deferred));
 	xa_destroy(&n->luns);
+	xa_destroy(&n->itls);
 	n->name[0] = '\0';
+	n->port_id[0] = '\0';
 	return 0;
 }
 EXPORT_SYMBOL_GPL(tcmx_nexus_unregister);

@@ -424,7 +424,7 @@ static enum tcmx_status spc_mode_select_work(struct tcmx_cmd *cmd)
 		status = spc_select_pages(cmd, buf, len, off, &cur, &v);
 	if (status == TCMX_GOOD && memcmp(&cur, &v, sizeof(v))) {
 		spc_mode_apply(dev, &v);
-		tcmx_ua_dev(dev, cmd->lun, TCMX_SENSE_UA_MODE_CHANGED);
+		tcmx_ua_dev_others(dev, cmd, TCMX_SENSE_UA_MODE_CHANGED);
 	}
 	mutex_unlock(&cd->lock);
 	kfree(buf);

@@ -3,10 +3,14 @@
  * Reservations: PERSISTENT RESERVE IN/OUT (SPC-4 5.13, 6.15, 6.16) and the
  * SPC-2 RESERVE/RELEASE(6/10).
  *
- * An I_T nexus is a struct tcmx_lun: each LUN of a TPG is the TPG's one
- * nexus to the device, so two LUNs linking one device (in two TPGs) are
- * two nexuses to one logical unit.  Its initiator port is the TPG's
- * nexus_name, its target port the WWN and TPG (RTPI lun->rtpi).
+ * An I_T nexus is an initiator port (a struct tcmx_nexus's name and
+ * fabric port id: iSCSI's name and ISID) and a target port (the TPG's LUN
+ * that exports the device, RTPI lun->rtpi).  A registration keeps a copy
+ * of that identity (struct tcmx_pr_reg) and outlives the session; each
+ * entry of a nexus's map (struct tcmx_itl, ua.c) points to the
+ * registration of its I_T nexus, which is what the gate reads.  For a
+ * nexus_per_tpg fabric (loopback) the TPG's one nexus is the initiator
+ * port, whatever its name, and the LUN alone names the I_T nexus.
  *
  * The state lives on the device (struct tcmx_dev, pr_*): every command of
  * these files runs in a worker (TCMX_CMD_DEFER) under cd->pr_mutex and
@@ -129,26 +133,166 @@ const char *pr_type_name(u8 type)
 
 /* ---- state, under cd->pr_lock ---------------------------------------- */
 
+bool pr_per_tpg(struct tcmx_lun *lun)
+{
+	const struct tcmx_fabric_ops *ops = lun->tpg->ops;
+
+	return ops && ops->nexus_per_tpg;
+}
+
+/*
+ * A registration without a port id (made from a TransportID without
+ * ISID) is that of every port of the name; iSCSI names compare without
+ * case, as TransportIDs do.
+ */
+bool pr_reg_is(const struct tcmx_pr_reg *reg, struct tcmx_lun *lun,
+	       const char *name, const char *port_id)
+{
+	if (reg->lun != lun)
+		return false;
+	if (pr_per_tpg(lun))
+		return true;
+	return !strcasecmp(reg->name, name) &&
+	       (!reg->port_id[0] || !port_id[0] ||
+		!strcasecmp(reg->port_id, port_id));
+}
+
+struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun,
+			    const char *name, const char *port_id)
+{
+	struct tcmx_pr_reg *reg;
+
+	list_for_each_entry(reg, &tcmx_core(dev)->pr_regs, node)
+		if (pr_reg_is(reg, lun, name, port_id))
+			return reg;
+	return NULL;
+}
+
+const char *pr_cmd_name(struct tcmx_cmd *cmd)
+{
+	return cmd->nexus ? cmd->nexus->name : "";
+}
+
+const char *pr_cmd_port_id(struct tcmx_cmd *cmd)
+{
+	return cmd->nexus ? cmd->nexus->port_id : "";
+}
+
+struct tcmx_pr_reg *pr_find_cmd(struct tcmx_cmd *cmd)
+{
+	return pr_find(cmd->dev, cmd->lun, pr_cmd_name(cmd),
+		       pr_cmd_port_id(cmd));
+}
+
+void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
+		   const char *name, const char *port_id)
+{
+	reg->lun = lun;
+	reg->mapped_lun = mapped;
+	if (pr_per_tpg(lun))
+		pr_nexus_copy(lun, reg->name, sizeof(reg->name));
+	else
+		strscpy(reg->name, name, sizeof(reg->name));
+	strscpy(reg->port_id, port_id, sizeof(reg->port_id));
+}
+
+static bool pr_itl_is(struct tcmx_itl *itl, const struct tcmx_pr_reg *reg)
+{
+	return pr_reg_is(reg, itl->lun, itl->nexus->name,
+			 itl->nexus->port_id);
+}
+
+/* the I_T_L nexuses of @reg's I_T nexus point to it from now on */
 void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg)
 {
+	struct tcmx_itl *itl;
+	unsigned long flags;
+
 	list_move_tail(&reg->node, &cd->pr_regs);
-	WRITE_ONCE(reg->lun->pr_reg, reg);
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &cd->itls, dev_node)
+		if (!itl->pr_reg && pr_itl_is(itl, reg))
+			WRITE_ONCE(itl->pr_reg, reg);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
 /* @to NULL: off every list */
-void pr_reg_detach(struct tcmx_pr_reg *reg, struct list_head *to)
+void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
+		   struct list_head *to)
 {
+	struct tcmx_itl *itl;
+	unsigned long flags;
+
 	if (to)
 		list_move_tail(&reg->node, to);
 	else
 		list_del_init(&reg->node);
-	WRITE_ONCE(reg->lun->pr_reg, NULL);
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &cd->itls, dev_node)
+		if (itl->pr_reg == reg)
+			WRITE_ONCE(itl->pr_reg, NULL);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
-/* @lun's registration: one load (pr_regs holds one per nexus at most) */
-struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun)
+/*
+ * A new I_T_L nexus, not yet published: the registration of its I_T
+ * nexus, and onto the device's list under pr_lock, so that no change of
+ * the registrations misses it.
+ */
+void tcmx_pr_itl_new(struct tcmx_itl *itl)
 {
-	return lun->pr_reg;
+	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
+	struct tcmx_pr_reg *reg;
+
+	spin_lock_irq(&cd->pr_lock);
+	list_for_each_entry(reg, &cd->pr_regs, node)
+		if (pr_itl_is(itl, reg)) {
+			itl->pr_reg = reg;
+			break;
+		}
+	spin_lock(&tcmx_itl_lock);
+	list_add_tail(&itl->dev_node, &cd->itls);
+	/* a new I_T nexus to the logical unit, as SAM-5 6.3.1 has it */
+	tcmx_ua_itl_locked(itl, TCMX_SENSE_UA_POWER_ON);
+	spin_unlock(&tcmx_itl_lock);
+	spin_unlock_irq(&cd->pr_lock);
+}
+
+bool pr_spc2_other(struct tcmx_core_dev *cd, struct tcmx_cmd *cmd)
+{
+	return cd->spc2_holder &&
+	       (cd->spc2_holder != cmd->lun || cd->spc2_nexus != cmd->nexus);
+}
+
+static void pr_spc2_clear(struct tcmx_core_dev *cd)
+{
+	WRITE_ONCE(cd->spc2_holder, NULL);
+	WRITE_ONCE(cd->spc2_nexus, NULL);
+}
+
+/*
+ * An I_T_L nexus leaves its map (its session ended, or the mapping went):
+ * off the device's list with its unit attentions, and for its I_T nexus
+ * an I_T nexus loss, which ends an SPC-2 reservation it held;
+ * registrations stay (SPC-4 5.13.2).
+ */
+void tcmx_pr_itl_gone(struct tcmx_itl *itl)
+{
+	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
+
+	/* pr_mutex too: pr_cfs.c reads the holder's nexus under it */
+	mutex_lock(&cd->pr_mutex);
+	pr_state_lock(cd);
+	spin_lock(&tcmx_itl_lock);
+	list_del(&itl->dev_node);
+	tcmx_ua_itl_clear(itl);
+	spin_unlock(&tcmx_itl_lock);
+	if (cd->spc2_holder == itl->lun && cd->spc2_nexus == itl->nexus) {
+		pr_spc2_clear(cd);
+		pr_update_gate(itl->dev);
+	}
+	pr_state_unlock(cd);
+	mutex_unlock(&cd->pr_mutex);
 }
 
 /*
@@ -221,21 +365,34 @@ void tcmx_pr_lun_reset(struct tcmx_dev *dev)
 
 	spin_lock_irqsave(&cd->pr_lock, flags);
 	write_seqcount_begin(&cd->pr_seq);
-	WRITE_ONCE(cd->spc2_holder, NULL);
+	pr_spc2_clear(cd);
 	pr_update_gate(dev);
 	write_seqcount_end(&cd->pr_seq);
 	spin_unlock_irqrestore(&cd->pr_lock, flags);
 }
 
-void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
+void pr_ua_reg(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
+	       enum tcmx_sense code)
+{
+	struct tcmx_itl *itl;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
+		if (itl->pr_reg == reg)
+			tcmx_ua_itl_locked(itl, code);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+}
+
+void pr_ua_others(struct tcmx_dev *dev, struct tcmx_pr_reg *except,
 		  enum tcmx_sense code)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
 
 	list_for_each_entry(reg, &cd->pr_regs, node)
-		if (reg->lun != except)
-			tcmx_ua_add(reg->lun, dev, code);
+		if (reg != except)
+			pr_ua_reg(dev, reg, code);
 }
 
 /* registrants only: the other registrants hear of its end */
@@ -254,7 +411,7 @@ void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
-	pr_reg_detach(reg, NULL);
+	pr_reg_detach(cd, reg, NULL);
 	if (cd->pr_holder != reg)
 		return;
 	if (pr_type_all_reg(cd->pr_type) && !list_empty(&cd->pr_regs)) {
@@ -268,22 +425,28 @@ void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua)
 		pr_ua_others(dev, NULL, TCMX_SENSE_UA_RES_RELEASED);
 }
 
+/* the target port goes: every registration through it */
 void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg;
+	struct tcmx_pr_reg *reg, *tmp;
+	LIST_HEAD(gone);
 
 	mutex_lock(&cd->pr_mutex);
 	pr_state_lock(cd);
-	reg = pr_find(dev, lun);
-	if (reg)
+	list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node) {
+		if (reg->lun != lun)
+			continue;
 		pr_unregister(dev, reg, false);
+		list_add_tail(&reg->node, &gone);
+	}
 	if (cd->spc2_holder == lun)
-		cd->spc2_holder = NULL;
+		pr_spc2_clear(cd);
 	pr_update_gate(dev);
 	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
-	kfree(reg);
+	list_for_each_entry_safe(reg, tmp, &gone, node)
+		kfree(reg);
 	/* what the nexus left in the device's echo buffer too */
 	tcmx_echo_lun_gone(lun, dev);
 }
@@ -293,20 +456,23 @@ void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev)
 /* what the gate reads of the state, at one point of it (pr_seq) */
 struct pr_view {
 	struct tcmx_lun		*spc2_holder;
+	struct tcmx_nexus	*spc2_nexus;
 	struct tcmx_pr_reg	*holder;
 	struct tcmx_pr_reg	*reg;		/* the nexus's */
 	u8			type;
 };
 
 /* nothing of the view is dereferenced: it may be gone already */
-static bool pr_conflicts(const struct pr_view *v, struct tcmx_lun *lun,
+static bool pr_conflicts(const struct pr_view *v, struct tcmx_cmd *cmd,
 			 const struct tcmx_cmd_desc *d)
 {
 	bool writes;
 
 	/* the rows say which commands conflict with none (tcmx_core.h) */
 	if (v->spc2_holder)
-		return v->spc2_holder != lun && !(d->flags & TCMX_CMD_SPC2_OK);
+		return (v->spc2_holder != cmd->lun ||
+			v->spc2_nexus != cmd->nexus) &&
+		       !(d->flags & TCMX_CMD_SPC2_OK);
 	if (!v->holder || d->flags & TCMX_CMD_PR_OK)
 		return false;
 	if (v->reg && (v->reg == v->holder || pr_type_all_reg(v->type)))
@@ -329,20 +495,23 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_lun *lun = cmd->lun;
+	struct tcmx_itl *itl;
 	struct pr_view v;
 	unsigned int seq;
 
-	if (!d || !lun || !READ_ONCE(dev->attrib.emulate_pr))
+	if (!d || !cmd->lun || !READ_ONCE(dev->attrib.emulate_pr))
 		return TCMX_GOOD;
+	/* the state of the command's I_T_L nexus: the submitter's RCU */
+	itl = tcmx_cmd_itl(cmd);
 	do {
 		seq = read_seqcount_begin(&cd->pr_seq);
 		v.spc2_holder = READ_ONCE(cd->spc2_holder);
+		v.spc2_nexus = READ_ONCE(cd->spc2_nexus);
 		v.holder = READ_ONCE(cd->pr_holder);
 		v.type = READ_ONCE(cd->pr_type);
-		v.reg = READ_ONCE(lun->pr_reg);
+		v.reg = itl ? READ_ONCE(itl->pr_reg) : NULL;
 	} while (read_seqcount_retry(&cd->pr_seq, seq));
-	return pr_conflicts(&v, lun, d) ? TCMX_CONFLICT : TCMX_GOOD;
+	return pr_conflicts(&v, cmd, d) ? TCMX_CONFLICT : TCMX_GOOD;
 }
 
 /* ---- SPC-2 RESERVE and RELEASE (SPC-2 7.21, 7.12) ---------------------- */
@@ -357,10 +526,12 @@ static enum tcmx_status pr_spc2_reserve(struct tcmx_cmd *cmd)
 	pr_state_lock(cd);
 	/* SPC-4 5.13.3: not while persistent reservations are in use */
 	if (!list_empty(&cd->pr_regs) || cd->pr_holder ||
-	    (cd->spc2_holder && cd->spc2_holder != cmd->lun))
+	    pr_spc2_other(cd, cmd)) {
 		status = TCMX_CONFLICT;
-	else
-		cd->spc2_holder = cmd->lun;
+	} else {
+		WRITE_ONCE(cd->spc2_holder, cmd->lun);
+		WRITE_ONCE(cd->spc2_nexus, cmd->nexus);
+	}
 	pr_update_gate(dev);
 	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
@@ -375,8 +546,8 @@ static enum tcmx_status pr_spc2_release(struct tcmx_cmd *cmd)
 
 	mutex_lock(&cd->pr_mutex);
 	pr_state_lock(cd);
-	if (cd->spc2_holder == cmd->lun)
-		cd->spc2_holder = NULL;
+	if (cd->spc2_holder && !pr_spc2_other(cd, cmd))
+		pr_spc2_clear(cd);
 	pr_update_gate(dev);
 	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of reservations share, and only they: pr.c (the state,
- * the gate's check, SPC-2, the rows), pr_in.c, pr_out.c, pr_aptpl.c and
- * pr_cfs.c.  The state is the device's (pr_* of struct tcmx_dev).
+ * the gate's check, SPC-2, the rows), pr_in.c, pr_out.c, pr_match.c,
+ * pr_aptpl.c and pr_cfs.c.  The state is the device's (pr_* of struct tcmx_dev).
  */
 #ifndef TCMX_PR_H
 #define TCMX_PR_H
@@ -29,9 +29,18 @@
 #define PRI_TID_ISCSI_HDR	4
 #define PRI_TID_NAA_LEN		24
 #define PRI_MAX_NAME		224	/* an iSCSI name, padded */
-#define PRI_TID_MAX		(PRI_TID_ISCSI_HDR + PRI_MAX_NAME)
+/* with ",i,0x" and the ISID after the name (format 01h), and its NUL */
+#define PRI_TID_MAX		(PRI_TID_ISCSI_HDR + PRI_MAX_NAME + \
+				 TCMX_PORT_ID_LEN)
 
-/* one registered I_T nexus */
+/*
+ * One registered I_T nexus: the initiator port (@name and the fabric's
+ * @port_id, "" if the registration is for every port id of the name, as a
+ * TransportID without ISID makes it) and the target port (@lun).  It
+ * outlives the struct tcmx_nexus that made it: a nexus of the same
+ * identity registered later has it again.  For a nexus_per_tpg fabric the
+ * target port alone names it (the TPG's one nexus, whatever its name).
+ */
 struct tcmx_pr_reg {
 	struct list_head	node;		/* cd->pr_regs */
 	struct tcmx_lun		*lun;
@@ -39,6 +48,9 @@ struct tcmx_pr_reg {
 	u32			generation;	/* PRgeneration when registered */
 	bool			all_tg_pt;	/* made by REGISTER ALL_TG_PT */
 	bool			held;		/* PREEMPT AND ABORT's ref */
+	u64			mapped_lun;	/* @lun as the initiator maps it */
+	char			name[TCMX_NAME_LEN];
+	char			port_id[TCMX_PORT_ID_LEN];
 };
 
 /* pr.c: reservation types (SPC-4 table 169) */
@@ -67,26 +79,115 @@ const char *pr_type_name(u8 type);
 		spin_unlock_irq(&(cd)->pr_lock);		\
 	} while (0)
 void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg);
-void pr_reg_detach(struct tcmx_pr_reg *reg, struct list_head *to);
-struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun);
-const char *pr_nexus_name(struct tcmx_lun *lun);	/* initiator port */
+void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
+		   struct list_head *to);
+/*
+ * pr.c: I_T nexus identity.  pr_per_tpg(): @lun's fabric has one nexus
+ * per TPG.  pr_reg_is(): @reg is the registration of the I_T nexus of
+ * initiator port @name, @port_id through @lun.  pr_find(): that
+ * registration, if any (pr_lock or pr_mutex); pr_find_cmd(): the one of
+ * @cmd's I_T nexus.  pr_reg_set_id(): @reg's identity, copied.
+ */
+bool pr_per_tpg(struct tcmx_lun *lun);
+bool pr_reg_is(const struct tcmx_pr_reg *reg, struct tcmx_lun *lun,
+	       const char *name, const char *port_id);
+struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun,
+			    const char *name, const char *port_id);
+struct tcmx_pr_reg *pr_find_cmd(struct tcmx_cmd *cmd);
+void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
+		   const char *name, const char *port_id);
+/* the initiator port name and port id of @cmd's nexus ("" for none) */
+const char *pr_cmd_name(struct tcmx_cmd *cmd);
+const char *pr_cmd_port_id(struct tcmx_cmd *cmd);
+const char *pr_nexus_name(struct tcmx_lun *lun);	/* TPG's nexus */
 size_t pr_nexus_copy(struct tcmx_lun *lun, char *buf, size_t size);
 bool pr_is_holder(struct tcmx_dev *dev, struct tcmx_pr_reg *reg);
 void pr_update_gate(struct tcmx_dev *dev);
-void pr_ua_others(struct tcmx_dev *dev, struct tcmx_lun *except,
+/*
+ * Unit attentions for the I_T nexus of @reg, or of every registration but
+ * @except (pr_lock held; @reg still attached)
+ */
+void pr_ua_reg(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
+	       enum tcmx_sense code);
+void pr_ua_others(struct tcmx_dev *dev, struct tcmx_pr_reg *except,
 		  enum tcmx_sense code);
 void pr_unregister(struct tcmx_dev *dev, struct tcmx_pr_reg *reg, bool ua);
+/* pr.c: whether @cmd's I_T nexus may not act while an SPC-2 one is held */
+bool pr_spc2_other(struct tcmx_core_dev *cd, struct tcmx_cmd *cmd);
 
 /*
- * pr_in.c: PERSISTENT RESERVE IN; @lun's initiator port's TransportID
- * into @p (PRI_TID_MAX bytes at most) from one copy of its name, its
- * length
+ * pr_in.c: PERSISTENT RESERVE IN; the TransportID of initiator port
+ * @name, @port_id (of the TPG's nexus for a nexus_per_tpg fabric, from one
+ * copy of its name) into @p (PRI_TID_MAX bytes at most), its length: an
+ * iSCSI one with the ISID (format 01h) when @port_id is not ""
  */
 enum tcmx_status pr_in(struct tcmx_cmd *cmd);
-u32 pr_transport_id(struct tcmx_lun *lun, u8 *p);
+u32 pr_transport_id(struct tcmx_lun *lun, const char *name,
+		    const char *port_id, u8 *p);
 
 /* pr_out.c: PERSISTENT RESERVE OUT */
 enum tcmx_status pr_out(struct tcmx_cmd *cmd);
+
+/*
+ * A PERSISTENT RESERVE OUT's parameters and what pr_match.c found for
+ * it.
+ */
+/*
+ * An I_T nexus PERSISTENT RESERVE OUT found: a target port, the number
+ * the initiator maps it as, and where its initiator port's identity comes
+ * from: the TransportID at o->tids + @tid, or the sender's (PR_NX_SELF).
+ */
+struct pr_nx {
+	struct tcmx_lun		*lun;
+	u64			mapped;
+	u32			tid;
+};
+
+#define PR_NX_SELF		U32_MAX
+
+/* an initiator port's identity, resolved */
+struct pr_ident {
+	char			name[TCMX_NAME_LEN];
+	char			port_id[TCMX_PORT_ID_LEN];
+};
+
+struct pr_out {
+	u64			key;
+	u64			sa_key;
+	u8			type;
+	bool			aptpl;		/* or force_pr_aptpl */
+	bool			all_tg_pt;
+	const u8		*tids;		/* SPEC_I_PT: TransportIDs */
+	u32			tids_len;
+	struct list_head	spare;		/* preallocated registrations */
+	/* the sending initiator port: its nexus is pinned by the command */
+	const char		*name;
+	const char		*port_id;
+	/*
+	 * Matched before the state lock is taken (pr_out_match(), under
+	 * cd->lock and pr_mutex): the I_T nexuses of the sending initiator
+	 * port through the other target ports (@port, @nport); those the
+	 * TransportIDs name (@named, @nnamed), or the first bad one's offset
+	 * (@tid_bad); the destination of REGISTER AND MOVE (lun NULL: none).
+	 */
+	struct pr_nx		*port;
+	u32			nport;
+	struct pr_nx		*named;
+	u32			nnamed;
+	u32			tid_bad;
+	struct pr_nx		move_to;
+};
+
+#define PR_TID_OK		U32_MAX	/* o->tid_bad: none */
+
+/*
+ * pr_match.c: cd->lock and pr_mutex held, before the state lock: what the
+ * service action will need of names and TransportIDs (struct pr_out);
+ * false without memory.  pr_nx_ident(): the initiator port of @nx.
+ */
+bool pr_out_match(struct tcmx_cmd *cmd, struct pr_out *o, const u8 *p);
+void pr_nx_ident(const struct pr_out *o, const struct pr_nx *nx,
+		 struct pr_ident *id);
 
 /*
  * pr_aptpl.c: saving the state in the APTPL file, around a PERSISTENT

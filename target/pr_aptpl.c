@@ -31,6 +31,7 @@
 #define PR_APTPL_ENTRY	1024	/* one registration's text, at most */
 #define PR_SAVED_MAX	1024	/* restored registrations waiting */
 #define PR_NAME_MAX	256
+#define PR_SID_LEN	17	/* 6 bytes in hex (12), up to 16 digits */
 
 /* a registration pr/res_aptpl_metadata restored, waiting for its nexus */
 struct tcmx_pr_saved {
@@ -43,6 +44,7 @@ struct tcmx_pr_saved {
 	bool			all_tg_pt;
 	char			i_fabric[PR_NAME_MAX];
 	char			i_port[PR_NAME_MAX];
+	char			i_sid[PR_SID_LEN];	/* the ISID, in hex */
 	char			t_fabric[PR_NAME_MAX];
 	char			t_port[PR_NAME_MAX];
 };
@@ -72,11 +74,22 @@ static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 		struct tcmx_tpg *tpg = reg->lun->tpg;
 		char name[PR_NAME_MAX];
 
-		/* read once: a name changing meanwhile stays in its bounds */
-		pr_nexus_copy(reg->lun, name, sizeof(name));
+		/*
+		 * the TPG's nexus for a nexus_per_tpg fabric, read once: a
+		 * name changing meanwhile stays in its bounds
+		 */
+		if (pr_per_tpg(reg->lun))
+			pr_nexus_copy(reg->lun, name, sizeof(name));
+		else
+			strscpy(name, reg->name, sizeof(name));
 		len += scnprintf(buf + len, size - len,
-				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\nsa_res_key=%llu\n",
-				 n, tpg->ops->name, name,
+				 "PR_REG_START: %d\ninitiator_fabric=%s\ninitiator_node=%s\n",
+				 n, tpg->ops->name, name);
+		/* the ISID, after ",i,0x" */
+		if (strlen(reg->port_id) > 5)
+			len += scnprintf(buf + len, size - len,
+					 "initiator_sid=%s\n", reg->port_id + 5);
+		len += scnprintf(buf + len, size - len, "sa_res_key=%llu\n",
 				 (unsigned long long)reg->key);
 		if (reg == cd->pr_holder)
 			len += scnprintf(buf + len, size - len,
@@ -88,7 +101,7 @@ static size_t pr_aptpl_text(struct tcmx_dev *dev, char *buf, size_t size)
 		len += scnprintf(buf + len, size - len,
 				 "res_all_tg_pt=%d\nmapped_lun=%llu\ntarget_fabric=%s\ntarget_node=%s\ntpgt=%u\nport_rtpi=%u\ntarget_lun=%llu\nPR_REG_END: %d\n",
 				 reg->all_tg_pt,
-				 (unsigned long long)reg->lun->index,
+				 (unsigned long long)reg->mapped_lun,
 				 tpg->ops->name, tcmx_wwn_name(tpg->wwn),
 				 tpg->tag, reg->lun->rtpi,
 				 (unsigned long long)reg->lun->index, n);
@@ -198,7 +211,8 @@ static int pr_saved_field(struct tcmx_pr_saved *s, const char *name,
 	else if (!strcmp(name, "initiator_node"))
 		ret = pr_saved_str(s->i_port, val);
 	else if (!strcmp(name, "initiator_sid"))
-		ret = 0;			/* iSCSI sessions only */
+		ret = strscpy(s->i_sid, val, sizeof(s->i_sid)) < 0 ?
+		      -EINVAL : 0;			/* the ISID */
 	else if (!strcmp(name, "sa_res_key"))
 		ret = kstrtou64(val, 10, &s->key);
 	else if (!strcmp(name, "res_holder"))
@@ -267,11 +281,11 @@ static int pr_saved_parse(struct tcmx_dev *dev, struct tcmx_pr_saved *s,
 /*
  * pr/res_aptpl_metadata: a registration the device had when APTPL saved
  * it (rtslib writes one per write, from <dbroot>/pr/aptpl_<serial>, after
- * it created the device and before it links LUNs).  Kept until a LUN
- * that is its nexus (same initiator and target port names, TPG tag and
- * LUN; for a fabric with a nexus per TPG, the target port alone) is
- * linked; then it is registered, with its reservation, and APTPL is
- * active again.
+ * it created the device and before it links LUNs).  Kept until the LUN
+ * that is its target port (target port name, TPG tag and LUN) is linked;
+ * then it is registered for its initiator port (name and ISID; for a
+ * fabric with a nexus per TPG, the TPG's nexus), with its reservation,
+ * and APTPL is active again.
  */
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count)
@@ -336,13 +350,10 @@ static bool pr_saved_matches(struct tcmx_pr_saved *s, struct tcmx_lun *lun)
 {
 	struct tcmx_tpg *tpg = lun->tpg;
 
-	return (tpg->ops->nexus_per_tpg ||
-		!strcmp(s->i_port, pr_nexus_name(lun))) &&
-	       !strcmp(s->t_port, tcmx_wwn_name(tpg->wwn)) &&
+	return !strcmp(s->t_port, tcmx_wwn_name(tpg->wwn)) &&
 	       (!s->i_fabric[0] || !strcmp(s->i_fabric, tpg->ops->name)) &&
 	       (!s->t_fabric[0] || !strcmp(s->t_fabric, tpg->ops->name)) &&
-	       s->tpgt == tpg->tag && s->target_lun == lun->index &&
-	       s->mapped_lun == lun->index;
+	       s->tpgt == tpg->tag && s->target_lun == lun->index;
 }
 
 void tcmx_pr_lun_linked(struct tcmx_lun *lun)
@@ -350,6 +361,7 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun)
 	struct tcmx_dev *dev = lun->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_saved *s, *tmp;
+	char port_id[TCMX_PORT_ID_LEN];
 	struct tcmx_pr_reg *reg;
 
 	mutex_lock(&cd->pr_mutex);
@@ -365,12 +377,14 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun)
 			kfree(s);
 			continue;
 		}
-		reg->lun = lun;
+		snprintf(port_id, sizeof(port_id), "%s%s",
+			 s->i_sid[0] ? ",i,0x" : "", s->i_sid);
+		pr_reg_set_id(reg, lun, s->mapped_lun, s->i_port, port_id);
 		reg->key = s->key;
 		reg->all_tg_pt = s->all_tg_pt;
 		INIT_LIST_HEAD(&reg->node);
 		pr_state_lock(cd);
-		if (pr_find(dev, lun)) {
+		if (pr_find(dev, lun, reg->name, reg->port_id)) {
 			kfree(reg);
 		} else {
 			reg->generation = cd->pr_generation;

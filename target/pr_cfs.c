@@ -35,6 +35,15 @@ static struct tcmx_lun *pr_cfs_holder(struct tcmx_dev *dev)
 	return cd->pr_holder ? cd->pr_holder->lun : NULL;
 }
 
+/*
+ * pr_mutex held: the initiator port of @reg, as the in-tree files show it
+ * (the TPG's nexus for a nexus_per_tpg fabric)
+ */
+static const char *pr_cfs_name(struct tcmx_pr_reg *reg)
+{
+	return pr_per_tpg(reg->lun) ? reg->lun->tpg->nexus_name : reg->name;
+}
+
 static ssize_t tcmx_pr_res_holder_show(struct config_item *item, char *page)
 {
 	struct tcmx_dev *dev = pr_cfs_dev(item);
@@ -46,15 +55,20 @@ static ssize_t tcmx_pr_res_holder_show(struct config_item *item, char *page)
 		return scnprintf(page, PAGE_SIZE, PR_DISABLED);
 	mutex_lock(&cd->pr_mutex);
 	lun = pr_cfs_holder(dev);
+	/* the SPC-2 holder's nexus ends under pr_mutex (pr.c) */
 	if (cd->spc2_holder)
 		len = scnprintf(page, PAGE_SIZE,
 				"SPC-2 Reservation: %s Initiator: %s\n",
 				cd->spc2_holder->tpg->ops->name,
-				cd->spc2_holder->tpg->nexus_name);
+				pr_per_tpg(cd->spc2_holder) || !cd->spc2_nexus ?
+				cd->spc2_holder->tpg->nexus_name :
+				cd->spc2_nexus->name);
 	else if (lun)
 		len = scnprintf(page, PAGE_SIZE,
-				"SPC-3 Reservation: %s Initiator: %s\n",
-				lun->tpg->ops->name, lun->tpg->nexus_name);
+				"SPC-3 Reservation: %s Initiator: %s%s\n",
+				lun->tpg->ops->name,
+				pr_cfs_name(cd->pr_holder),
+				cd->pr_holder->port_id);
 	else
 		len = scnprintf(page, PAGE_SIZE, PR_NO_HOLDER);
 	mutex_unlock(&cd->pr_mutex);
@@ -133,9 +147,9 @@ static ssize_t tcmx_pr_res_pr_registered_i_pts_show(struct config_item *item,
 	len = scnprintf(page, PAGE_SIZE, "SPC-3 PR Registrations:\n");
 	list_for_each_entry(reg, &cd->pr_regs, node)
 		len += scnprintf(page + len, PAGE_SIZE - len,
-				 "%s Node: %s Key: 0x%016llx PRgen: 0x%08x\n",
-				 reg->lun->tpg->ops->name,
-				 reg->lun->tpg->nexus_name,
+				 "%s Node: %s%s Key: 0x%016llx PRgen: 0x%08x\n",
+				 reg->lun->tpg->ops->name, pr_cfs_name(reg),
+				 reg->port_id,
 				 (unsigned long long)reg->key,
 				 reg->generation);
 	if (list_empty(&cd->pr_regs))

@@ -32,37 +32,52 @@ static u8 pr_hex(char c)
 
 /*
  * The initiator port's TransportID (SPC-4 7.6.4) into @p, at most
- * PRI_TID_MAX bytes: an iSCSI name (format 00b, padded to a multiple of
- * 4 bytes, NUL-terminated) for "iqn."/"eui." names, else a SAS address
- * from the "naa." name's 16 hex digits, a Fibre Channel N_Port name for
- * "fc.".  The name is read once (pr_nexus_copy()): its length and its
- * bytes agree even if the fabric changes it meanwhile.
+ * PRI_TID_MAX bytes: with a port id, an iSCSI name and ISID (format 01b:
+ * the name, ",i,0x", the ISID, NUL-terminated, padded to a multiple of 4
+ * bytes); else an iSCSI name (format 00b) for "iqn."/"eui." names, a SAS
+ * address from the "naa." name's 16 hex digits, a Fibre Channel N_Port
+ * name for "fc.".  For a nexus_per_tpg fabric the name is the TPG's
+ * nexus's, read once (pr_nexus_copy()): its length and its bytes agree
+ * even if the fabric changes it meanwhile.
  */
-u32 pr_transport_id(struct tcmx_lun *lun, u8 *p)
+u32 pr_transport_id(struct tcmx_lun *lun, const char *name,
+		    const char *port_id, u8 *p)
 {
-	char name[PRI_MAX_NAME];
-	size_t len = pr_nexus_copy(lun, name, sizeof(name));
+	char buf[PRI_MAX_NAME + TCMX_PORT_ID_LEN];
+	size_t len;
+	ssize_t n;
 	u32 tid_len;
 	u64 addr;
 
-	if (!strncmp(name, "naa.", 4) || !strncmp(name, "fc.", 3)) {
-		bool fc = name[0] == 'f';
+	if (pr_per_tpg(lun)) {
+		len = pr_nexus_copy(lun, buf, PRI_MAX_NAME);
+		port_id = "";
+	} else {
+		n = strscpy(buf, name, PRI_MAX_NAME);
+		len = n < 0 ? PRI_MAX_NAME - 1 : n;
+	}
+	if (!port_id[0] &&
+	    (!strncmp(buf, "naa.", 4) || !strncmp(buf, "fc.", 3))) {
+		bool fc = buf[0] == 'f';
 		size_t i;
 
 		/* the port name's first 16 hex digits (loop.c checked) */
 		addr = 0;
 		for (i = fc ? 3 : 4; i < len && i < (fc ? 19 : 20); i++)
-			addr = addr << 4 | pr_hex(name[i]);
+			addr = addr << 4 | pr_hex(buf[i]);
 		memset(p, 0, PRI_TID_NAA_LEN);
 		p[0] = fc ? 0x00 : 0x06;	/* FC, SAS */
 		put_unaligned_be64(addr, &p[fc ? 8 : 4]);
 		return PRI_TID_NAA_LEN;
 	}
+	/* iSCSI: ",i,0x<ISID>" after the name, format 01b */
+	n = strscpy(buf + len, port_id, TCMX_PORT_ID_LEN);
+	len += n < 0 ? TCMX_PORT_ID_LEN - 1 : n;
 	tid_len = round_up(PRI_TID_ISCSI_HDR + len + 1, 4);
 	memset(p, 0, tid_len);
-	p[0] = 0x05;				/* iSCSI, format 00b */
+	p[0] = port_id[0] ? 0x45 : 0x05;	/* iSCSI, format 01b or 00b */
 	put_unaligned_be16(tid_len - PRI_TID_ISCSI_HDR, &p[2]);
-	memcpy(&p[PRI_TID_ISCSI_HDR], name, len);
+	memcpy(&p[PRI_TID_ISCSI_HDR], buf, len);
 	return tid_len;
 }
 
@@ -146,7 +161,8 @@ static u32 pr_in_full_status(struct tcmx_dev *dev, u8 *buf)
 
 	list_for_each_entry(reg, &cd->pr_regs, node) {
 		u8 *p = &buf[n];
-		u32 tid = pr_transport_id(reg->lun, &p[PRI_FULL_DESC]);
+		u32 tid = pr_transport_id(reg->lun, reg->name, reg->port_id,
+					  &p[PRI_FULL_DESC]);
 
 		put_unaligned_be64(reg->key, &p[0]);
 		if (pr_is_holder(dev, reg)) {

@@ -5,12 +5,14 @@
  * PREEMPT (and ABORT), REGISTER AND MOVE, on the state of pr.c; APTPL
  * saves it through pr_aptpl.c.
  *
- * REGISTER AND MOVE finds its destination nexus among the device's LUNs
- * by relative target port identifier and the TransportID of the TPG's
- * nexus, SPEC_I_PT its nexuses the same way (through the receiving port,
- * or any with ALL_TG_PT).  ALL_TG_PT registers the initiator port through
- * every target port of the device: each LUN whose TPG has the same nexus
- * name.
+ * An I_T nexus is an initiator port (name and port id) and a target
+ * port (a LUN of the device).  REGISTER AND MOVE finds its destination
+ * among the I_T nexuses to the device by relative target port identifier
+ * and TransportID, SPEC_I_PT its nexuses the same way (through the
+ * receiving port, or any with ALL_TG_PT); a TransportID with an ISID
+ * names that port of the initiator, one without every port of the name.
+ * ALL_TG_PT registers the sending initiator port through every target
+ * port of the device it has an I_T nexus through.
  *
  * PREEMPT AND ABORT preempts as PREEMPT does, then waits until every
  * command of the preempted nexuses that the gate let through before has
@@ -45,45 +47,31 @@
 #define PRO_MAX_PARAM_LEN	8192	/* ~300 TransportIDs */
 #define PR_ABORT_WARN		(30 * HZ)	/* then each time again */
 
-struct pr_out {
-	u64			key;
-	u64			sa_key;
-	u8			type;
-	bool			aptpl;		/* or force_pr_aptpl */
-	bool			all_tg_pt;
-	const u8		*tids;		/* SPEC_I_PT: TransportIDs */
-	u32			tids_len;
-	struct list_head	spare;		/* preallocated registrations */
-	/*
-	 * Matched before the state lock is taken (pr_out_match(), under
-	 * cd->lock and pr_mutex), so that no name is compared with IRQs
-	 * off: the nexuses of the sending initiator port through the other
-	 * target ports (@port, @nport); those the TransportIDs name
-	 * (@named, @nnamed), or the first bad one's offset (@tid_bad); the
-	 * destination of REGISTER AND MOVE.
-	 */
-	struct tcmx_lun		**port;
-	u32			nport;
-	struct tcmx_lun		**named;
-	u32			nnamed;
-	u32			tid_bad;
-	struct tcmx_lun		*move_to;
-};
+/* @nx's registration, if any (pr_lock) */
+static struct tcmx_pr_reg *pr_nx_find(struct tcmx_dev *dev,
+				      const struct pr_out *o,
+				      const struct pr_nx *nx)
+{
+	struct pr_ident id;
 
-#define PR_TID_OK		U32_MAX	/* o->tid_bad: none */
+	pr_nx_ident(o, nx, &id);
+	return pr_find(dev, nx->lun, id.name, id.port_id);
+}
 
-/* a spare of @o becomes @lun's registration with @key */
+/* a spare of @o becomes @nx's registration with @key */
 static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
-				      struct tcmx_lun *lun, u64 key,
+				      const struct pr_nx *nx, u64 key,
 				      bool all_tg_pt)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
+	struct pr_ident id;
 
 	reg = list_first_entry_or_null(&o->spare, struct tcmx_pr_reg, node);
 	if (WARN_ON_ONCE(!reg))
 		return NULL;
-	reg->lun = lun;
+	pr_nx_ident(o, nx, &id);
+	pr_reg_set_id(reg, nx->lun, nx->mapped, id.name, id.port_id);
 	reg->key = key;
 	reg->generation = cd->pr_generation;
 	reg->all_tg_pt = all_tg_pt;
@@ -91,158 +79,35 @@ static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 	return reg;
 }
 
-static bool pr_same_initiator(struct tcmx_lun *a, struct tcmx_lun *b)
-{
-	return a->tpg->ops == b->tpg->ops &&
-	       !strcmp(pr_nexus_name(a), pr_nexus_name(b));
-}
-
-/* is @lun one of @o's nexuses of the sending initiator port? */
-static bool pr_in_port(struct pr_out *o, struct tcmx_lun *lun)
+/* is @reg one of the sending initiator port's through @o->port? */
+static bool pr_in_port(struct pr_out *o, struct tcmx_pr_reg *reg)
 {
 	u32 i;
 
 	for (i = 0; i < o->nport; i++)
-		if (o->port[i] == lun)
+		if (pr_reg_is(reg, o->port[i].lun, o->name, o->port_id))
 			return true;
 	return false;
 }
 
 /*
- * Register @lun with @o's service action key and, for ALL_TG_PT, the
- * nexuses of its initiator port through every other target port of the
+ * Register the sender's I_T nexus with @o's service action key and, for
+ * ALL_TG_PT, its initiator port through every other target port of the
  * device (@o->port).
  */
-static void pr_register_port(struct tcmx_dev *dev, struct pr_out *o,
-			     struct tcmx_lun *lun)
+static void pr_register_port(struct tcmx_cmd *cmd, struct pr_out *o)
 {
+	struct pr_nx self = { cmd->lun, cmd->lun_id, PR_NX_SELF };
+	struct tcmx_dev *dev = cmd->dev;
 	u32 i;
 
-	if (!pr_find(dev, lun))
-		pr_add_reg(dev, o, lun, o->sa_key, o->all_tg_pt);
+	if (!pr_nx_find(dev, o, &self))
+		pr_add_reg(dev, o, &self, o->sa_key, o->all_tg_pt);
 	if (!o->all_tg_pt)
 		return;
 	for (i = 0; i < o->nport; i++)
-		if (!pr_find(dev, o->port[i]))
-			pr_add_reg(dev, o, o->port[i], o->sa_key, true);
-}
-
-/* The length of the TransportID at @p (@len bytes left), or 0 if bad. */
-static u32 pr_tid_len(const u8 *p, u32 len)
-{
-	u32 n;
-
-	if (len < PRI_TID_ISCSI_HDR)
-		return 0;
-	switch (p[0] & 0xcf) {		/* FORMAT CODE and PROTOCOL IDENTIFIER */
-	case 0x00:			/* Fibre Channel */
-	case 0x06:			/* SAS */
-		return len >= PRI_TID_NAA_LEN ? PRI_TID_NAA_LEN : 0;
-	case 0x05:			/* iSCSI name */
-	case 0x45:			/* iSCSI name and ISID */
-		n = PRI_TID_ISCSI_HDR + get_unaligned_be16(&p[2]);
-		return n > PRI_TID_ISCSI_HDR && n <= len && !(n % 4) ? n : 0;
-	}
-	return 0;
-}
-
-/* Does the TransportID @tid (@len bytes) name @lun's initiator port? */
-static bool pr_tid_matches(struct tcmx_lun *lun, const u8 *tid, u32 len)
-{
-	u8 own[PRI_TID_ISCSI_HDR + PRI_MAX_NAME];
-	u32 n = pr_transport_id(lun, own);
-	const char *sep;
-	size_t name_len;
-
-	if (len < PRI_TID_ISCSI_HDR || (tid[0] & 0x0f) != (own[0] & 0x0f))
-		return false;
-	if ((own[0] & 0x0f) != 0x05)			/* SAS, FC: 24 bytes */
-		return len >= n && !memcmp(own, tid, n);
-	/* iSCSI: the name, case aside, up to its NUL or ",i,0x" */
-	name_len = strnlen(tid + PRI_TID_ISCSI_HDR, len - PRI_TID_ISCSI_HDR);
-	sep = strnstr(tid + PRI_TID_ISCSI_HDR, ",i,0x", name_len);
-	if (sep)
-		name_len = sep - (const char *)tid - PRI_TID_ISCSI_HDR;
-	return name_len == strlen(own + PRI_TID_ISCSI_HDR) &&
-	       !strncasecmp(tid + PRI_TID_ISCSI_HDR, own + PRI_TID_ISCSI_HDR,
-			    name_len);
-}
-
-/* cd->lock held: the LUN of @dev behind relative port @rtpi named @tid */
-static struct tcmx_lun *pr_find_nexus(struct tcmx_dev *dev, u16 rtpi,
-				      const u8 *tid, u32 len)
-{
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_lun *lun;
-
-	list_for_each_entry(lun, &cd->luns, dev_node)
-		if (lun->rtpi == rtpi && pr_tid_matches(lun, tid, len))
-			return lun;
-	return NULL;
-}
-
-/* cd->lock held: the nexuses of @dev that @o's TransportIDs name */
-static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 nluns)
-{
-	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
-	struct tcmx_lun *lun;
-	u32 off = 0, n, i;
-	bool found;
-
-	while (off < o->tids_len) {
-		n = pr_tid_len(o->tids + off, o->tids_len - off);
-		found = false;
-		list_for_each_entry(lun, &cd->luns, dev_node) {
-			if (!n || (!o->all_tg_pt && lun != cmd->lun) ||
-			    !pr_tid_matches(lun, o->tids + off, n))
-				continue;
-			found = true;
-			for (i = 0; i < o->nnamed && o->named[i] != lun; i++)
-				;
-			if (i == o->nnamed && i < nluns)
-				o->named[o->nnamed++] = lun;
-		}
-		if (!found) {
-			o->tid_bad = off;
-			return;
-		}
-		off += n;
-	}
-}
-
-/*
- * cd->lock and pr_mutex held, before the state lock: what the service
- * action will need of names and TransportIDs (struct pr_out); false
- * without memory.
- */
-static bool pr_out_match(struct tcmx_cmd *cmd, struct pr_out *o,
-			 const u8 *p)
-{
-	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
-	struct tcmx_lun *lun;
-	u32 nluns = 0;
-	u8 sa = cmd->desc->sa;
-
-	o->tid_bad = PR_TID_OK;
-	if (sa == PRO_REGISTER_AND_MOVE) {
-		o->move_to = pr_find_nexus(cmd->dev, get_unaligned_be16(&p[18]),
-					   o->tids, o->tids_len);
-		return true;
-	}
-	if (sa != PRO_REGISTER && sa != PRO_REGISTER_IGNORE)
-		return true;
-	list_for_each_entry(lun, &cd->luns, dev_node)
-		nluns++;
-	o->port = kcalloc(nluns, sizeof(*o->port), GFP_KERNEL);
-	o->named = kcalloc(nluns, sizeof(*o->named), GFP_KERNEL);
-	if (!o->port || !o->named)
-		return false;
-	list_for_each_entry(lun, &cd->luns, dev_node)
-		if (lun != cmd->lun && pr_same_initiator(lun, cmd->lun))
-			o->port[o->nport++] = lun;
-	if (o->tids)
-		pr_out_tids(cmd, o, nluns);
-	return true;
+		if (!pr_nx_find(dev, o, &o->port[i]))
+			pr_add_reg(dev, o, &o->port[i], o->sa_key, true);
 }
 
 /*
@@ -263,8 +128,8 @@ static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
 					false, PRO_TIDS + o->tid_bad,
 					TCMX_NO_BIT);
 	for (i = 0; i < o->nnamed; i++)
-		if (!pr_find(cmd->dev, o->named[i]))
-			pr_add_reg(cmd->dev, o, o->named[i], o->sa_key,
+		if (!pr_nx_find(cmd->dev, o, &o->named[i]))
+			pr_add_reg(cmd->dev, o, &o->named[i], o->sa_key,
 				   o->all_tg_pt);
 	return TCMX_GOOD;
 }
@@ -284,7 +149,7 @@ static void pr_unregister_set(struct tcmx_dev *dev, struct pr_out *o,
 		list_for_each_entry_safe(other, tmp, &cd->pr_regs, node) {
 			if (other == reg || !other->all_tg_pt ||
 			    other->key != reg->key ||
-			    !pr_in_port(o, other->lun))
+			    !pr_in_port(o, other))
 				continue;
 			pr_unregister(dev, other, false);
 			list_add_tail(&other->node, gone);
@@ -302,7 +167,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg = pr_find(dev, cmd->lun);
+	struct tcmx_pr_reg *reg = pr_find_cmd(cmd);
 	enum tcmx_status status;
 
 	if (!reg) {
@@ -315,7 +180,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 			if (status)
 				return status;
 		}
-		pr_register_port(dev, o, cmd->lun);
+		pr_register_port(cmd, o);
 	} else if (!ignore && o->key != reg->key) {
 		return TCMX_CONFLICT;
 	} else if (o->tids) {
@@ -359,19 +224,20 @@ static enum tcmx_status pr_release(struct tcmx_cmd *cmd, struct pr_out *o,
 	cd->pr_holder = NULL;
 	/* SPC-4 5.13.11.2.2: others may have lost access, or have it now */
 	if (pr_type_reg(cd->pr_type))
-		pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_RELEASED);
+		pr_ua_others(dev, reg, TCMX_SENSE_UA_RES_RELEASED);
 	return TCMX_GOOD;
 }
 
-static void pr_clear(struct tcmx_cmd *cmd, struct list_head *gone)
+static void pr_clear(struct tcmx_cmd *cmd, struct tcmx_pr_reg *self,
+		     struct list_head *gone)
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg, *tmp;
 
-	pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_PREEMPTED);
+	pr_ua_others(dev, self, TCMX_SENSE_UA_RES_PREEMPTED);
 	list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node)
-		pr_reg_detach(reg, gone);
+		pr_reg_detach(cd, reg, gone);
 	cd->pr_holder = NULL;
 	cd->pr_generation++;
 }
@@ -393,8 +259,8 @@ static unsigned int pr_remove_key(struct tcmx_dev *dev, u64 key,
 			continue;
 		if (cd->pr_holder == reg)
 			cd->pr_holder = self;	/* replaced by the caller */
-		pr_reg_detach(reg, gone);
-		tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
+		pr_ua_reg(dev, reg, TCMX_SENSE_UA_REG_PREEMPTED);
+		pr_reg_detach(cd, reg, gone);
 		n++;
 	}
 	return n;
@@ -433,8 +299,8 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 		list_for_each_entry_safe(reg, tmp, &cd->pr_regs, node) {
 			if (reg == self)
 				continue;
-			pr_reg_detach(reg, gone);
-			tcmx_ua_add(reg->lun, dev, TCMX_SENSE_UA_REG_PREEMPTED);
+			pr_ua_reg(dev, reg, TCMX_SENSE_UA_REG_PREEMPTED);
+			pr_reg_detach(cd, reg, gone);
 		}
 	} else {
 		pr_remove_key(dev, o->sa_key, self, gone);
@@ -442,7 +308,7 @@ static enum tcmx_status pr_preempt(struct tcmx_cmd *cmd, struct pr_out *o,
 	cd->pr_holder = self;
 	cd->pr_type = o->type;
 	if (old_type != o->type)
-		pr_ua_others(dev, cmd->lun, TCMX_SENSE_UA_RES_RELEASED);
+		pr_ua_others(dev, self, TCMX_SENSE_UA_RES_RELEASED);
 done:
 	cd->pr_generation++;
 	return TCMX_GOOD;
@@ -459,8 +325,8 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *src = pr_find(dev, cmd->lun), *dst;
-	struct tcmx_lun *to;
+	struct tcmx_pr_reg *src = pr_find_cmd(cmd), *dst;
+	struct pr_nx *to = &o->move_to;
 
 	if (!src || src->key != o->key || !cd->pr_holder ||
 	    !pr_is_holder(dev, src) || pr_type_all_reg(cd->pr_type))
@@ -468,14 +334,15 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 	if (!o->sa_key)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 8, TCMX_NO_BIT);
-	to = o->move_to;
-	if (!to)
+	if (!to->lun)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, 18, TCMX_NO_BIT);
-	if (to == cmd->lun)
+	dst = pr_nx_find(dev, o, to);
+	/* the I_T nexus the command came on cannot be the destination */
+	if (dst == src)
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_PARAM_FIELD,
 					false, PRO_PARAM_LEN, TCMX_NO_BIT);
-	dst = pr_find(dev, to) ?: pr_add_reg(dev, o, to, o->sa_key, false);
+	dst = dst ?: pr_add_reg(dev, o, to, o->sa_key, false);
 	cd->pr_holder = dst;
 	if (p[17] & PRO_MOVE_UNREG) {
 		pr_unregister(dev, src, false);
@@ -527,9 +394,9 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg = pr_find(dev, cmd->lun);
+	struct tcmx_pr_reg *reg = pr_find_cmd(cmd);
 
-	if (cd->spc2_holder && cd->spc2_holder != cmd->lun)
+	if (pr_spc2_other(cd, cmd))
 		return TCMX_CONFLICT;
 	switch (cmd->desc->sa) {
 	case PRO_REGISTER:
@@ -547,7 +414,7 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 	case PRO_RELEASE:
 		return pr_release(cmd, o, reg);
 	case PRO_CLEAR:
-		pr_clear(cmd, gone);
+		pr_clear(cmd, reg, gone);
 		return TCMX_GOOD;
 	}
 	return pr_preempt(cmd, o, reg, gone);
@@ -585,8 +452,7 @@ static void pr_abort_wait(struct tcmx_dev *dev, struct list_head *gone)
 					       PR_ABORT_WARN))
 			pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of %s\n",
 				tcmx_dev_name(dev),
-				atomic_read(&reg->lun->deferred),
-				pr_nexus_name(reg->lun));
+				atomic_read(&reg->lun->deferred), reg->name);
 		percpu_ref_put(&reg->lun->ref);
 		reg->held = false;
 	}
@@ -622,19 +488,18 @@ static enum tcmx_status pr_out_cdb(struct tcmx_cmd *cmd, u32 len)
 }
 
 /*
- * cd->lock held: a registration per LUN of the device at most, so spares
- * for all on @o->spare; false without memory (the caller frees them)
+ * After pr_out_match(): a registration for each I_T nexus the service
+ * action may register (the sender's, its other ports', those named, the
+ * destination of a move), so spares for all on @o->spare; false without
+ * memory (the caller frees them)
  */
-static bool pr_out_spares(struct tcmx_dev *dev, struct pr_out *o, u8 sa)
+static bool pr_out_spares(struct pr_out *o, u8 sa)
 {
-	struct tcmx_core_dev *cd = tcmx_core(dev);
 	struct tcmx_pr_reg *reg;
-	struct tcmx_lun *lun;
 	u32 i, n = 0;
 
 	if (pr_sa_has_aptpl(sa))
-		list_for_each_entry(lun, &cd->luns, dev_node)
-			n++;
+		n = 2 + o->nport + o->nnamed;
 	for (i = 0; i < n; i++) {
 		reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 		if (!reg)
@@ -663,13 +528,13 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 	mutex_lock(&cd->pr_file_mutex);
 	/* cd->luns: cd->lock, taken before the PR locks as lun.c does */
 	mutex_lock(&cd->lock);
-	if (!pr_out_spares(dev, o, sa)) {
-		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
-		goto unlock_dev;
-	}
 	mutex_lock(&cd->pr_mutex);
 	if (!pr_out_match(cmd, o, p)) {
 		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+		goto unlock;
+	}
+	if (!pr_out_spares(o, sa)) {
+		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
 		goto unlock;
 	}
 	if ((cd->pr_aptpl || aptpl) && pr_aptpl_begin(dev, &save)) {
@@ -690,7 +555,6 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 		pr_aptpl_text_set(dev, &save);
 unlock:
 	mutex_unlock(&cd->pr_mutex);
-unlock_dev:
 	mutex_unlock(&cd->lock);
 	if (pr_aptpl_end(dev, &save, status == TCMX_GOOD))
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
@@ -712,6 +576,8 @@ enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 	u8 *p;
 
 	INIT_LIST_HEAD(&o.spare);
+	o.name = pr_cmd_name(cmd);
+	o.port_id = pr_cmd_port_id(cmd);
 	status = pr_out_cdb(cmd, len);
 	if (status != TCMX_GOOD)
 		return status;
@@ -730,8 +596,8 @@ enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 	status = pr_out_apply(cmd, &o, p, &gone);
 out:
 	kfree(p);
-	kfree(o.port);
-	kfree(o.named);
+	kvfree(o.port);
+	kvfree(o.named);
 	list_splice_init(&o.spare, &gone);
 	list_for_each_entry_safe(reg, tmp, &gone, node)
 		kfree(reg);

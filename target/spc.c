@@ -557,7 +557,7 @@ static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
 	u8 buf[TCMX_SENSE_BUFFER_LEN];
 	u8 len;
 
-	if (cmd->lun && !tcmx_ua_take(cmd->lun, true, &code))
+	if (cmd->lun && !tcmx_ua_take(cmd, true, &code))
 		code = TCMX_SENSE_NO_SENSE;
 	len = tcmx_build_sense(buf, cmd->cdb[1] & 0x01,		/* DESC */
 			       code, NULL);

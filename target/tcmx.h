@@ -38,6 +38,7 @@
 #define TCMX_UA_MAX		8	/* unit attentions pending per LUN */
 #define TCMX_ALL_LUNS		U64_MAX	/* tcmx_ua_reset(): every LUN */
 #define TCMX_NAME_LEN		256	/* an initiator port name, with NUL */
+#define TCMX_PORT_ID_LEN	32	/* a fabric's initiator port id, with NUL */
 
 /*
  * How a command ends: what ->execute() and a backend's ->execute_rw()
@@ -290,6 +291,20 @@ struct tcmx_nexus {
 	atomic_t			deferred;	/* pinned commands */
 	/* the initiator port name: fixed while registered */
 	char				name[TCMX_NAME_LEN];
+	/*
+	 * core: the state of each entry of the map (struct tcmx_itl, ua.c:
+	 * unit attentions, the PR registration), by mapped LUN number; made
+	 * before the entry is published, freed after a grace period once it
+	 * is gone.  Only the gate's slow path and the PR, UA and TMR code
+	 * look it up.  RCU.
+	 */
+	struct xarray			itls;
+	/*
+	 * The fabric's part of the initiator port's identity, after the name
+	 * (iSCSI: ",i,0x" and the ISID in 12 hex digits; "" for none): PR
+	 * keys on name and port id.  Fixed while registered.
+	 */
+	char				port_id[TCMX_PORT_ID_LEN];
 };
 
 static inline struct tcmx_lun *tcmx_map_lun(void *entry)
@@ -338,17 +353,10 @@ struct tcmx_lun {
 	struct list_head		dev_node;	/* the device's LUNs */
 	struct tcmx_stat_groups		stat_groups;	/* statistics/ */
 	/*
-	 * Unit attentions pending on this I_T nexus and LUN (ua.c), highest
-	 * priority first: enum tcmx_sense codes.  Under tcmx_ua_lock;
-	 * ua_count is read locklessly as the "pending" flag.
+	 * Unit attentions and PR registrations are per I_T nexus (and LUN):
+	 * the state of each entry of a nexus's map (struct tcmx_itl,
+	 * tcmx_core.h), not the LUN's.
 	 */
-	u8				ua_count;
-	u8				ua[TCMX_UA_MAX];
-	/*
-	 * pr.c: this I_T nexus's registration, or NULL; written under the
-	 * device's pr_lock and pr_seq, read by the gate without a lock
-	 */
-	struct tcmx_pr_reg		*pr_reg;
 };
 
 /* A backstore type, e.g. "rd_mcp". */
@@ -510,6 +518,12 @@ void tcmx_excl_unlock(struct tcmx_dev *dev);
  * Process context, in an RCU read-side section or not.
  */
 void tcmx_ua_reset(struct tcmx_tpg *tpg, u64 lun_id);
+/*
+ * The same from @n's point of view: @lun_id is a LUN number as @n maps
+ * it, and TCMX_ALL_LUNS resets only the LUNs @n maps (every I_T nexus of
+ * each of them reports 29/00).
+ */
+void tcmx_nexus_reset(struct tcmx_nexus *n, u64 lun_id);
 
 /*
  * reply.c: what a command sends back.  Each tcmx_sense*() builds CHECK
@@ -542,6 +556,16 @@ size_t tcmx_cmd_copy_from_sgl(struct tcmx_cmd *cmd, void *buf, size_t len);
  */
 int tcmx_nexus_register(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
 			const char *name);
+/*
+ * The same, for an initiator port that is the name and a fabric-given
+ * port id (@port_id: iSCSI's ",i,0x<ISID>", up to TCMX_PORT_ID_LEN - 1
+ * characters; NULL or "" for none).  The unit attentions each new entry of
+ * the map starts with: POWER ON, RESET, OR BUS DEVICE RESET OCCURRED.  On
+ * unregistering, the nexus's SPC-2 reservations end (I_T nexus loss); its
+ * PR registrations stay, and come back to a nexus of the same identity.
+ */
+int tcmx_nexus_register_port(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
+			     const char *name, const char *port_id);
 int tcmx_nexus_unregister(struct tcmx_nexus *n);
 /*
  * For the core and fabrics, in an RCU read-side section: the LUN @n

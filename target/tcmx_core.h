@@ -36,6 +36,8 @@
  *                WRITE ATOMIC hold, and the check of a decoded READ or
  *                WRITE
  *   ua.c         unit attentions per I_T nexus and LUN
+ *   itl.c        the state of an I_T_L nexus (an entry of a nexus's map):
+ *                made, ended
  *   tmr.c        what a fabric's resets do to the logical units
  *   sbc.c        block commands: their table rows, READ CAPACITY, ...
  *   lbp.c        thin provisioning: UNMAP, WRITE SAME, GET LBA STATUS,
@@ -53,6 +55,7 @@
  *                gate's conflict check
  *   pr_in.c      PERSISTENT RESERVE IN
  *   pr_out.c     PERSISTENT RESERVE OUT
+ *   pr_match.c   the I_T nexuses its TransportIDs and ALL_TG_PT name
  *   pr_aptpl.c   the APTPL file and pr/res_aptpl_metadata
  *   pr_aptpl_file.c  the APTPL file's directory, opened and renamed in
  *   pr_cfs.c     <dev>/pr/
@@ -200,13 +203,15 @@ struct tcmx_core_dev {
 	 * Mode parameters MODE SELECT sets (mode.c; changed under lock,
 	 * read locklessly).  WCE and TAS live in dev.attrib
 	 * (emulate_write_cache, emulate_tas), D_SENSE in dev.d_sense and SWP
-	 * in dev.gate.  ua_luns: how many LUNs of the device have a unit
-	 * attention pending (tcmx_ua_lock, ua.c); TCMX_GATE_UA is set while
-	 * it is not 0.
+	 * in dev.gate.  ua_luns: how many I_T_L nexuses of the device (itls)
+	 * have a unit attention pending (tcmx_itl_lock, ua.c); TCMX_GATE_UA
+	 * is set while it is not 0.
 	 */
 	u8				mode_rcd;
 	u8				mode_qerr;
 	unsigned int			ua_luns;
+	/* struct tcmx_itl.dev_node: every I_T_L nexus to the device */
+	struct list_head		itls;
 	/*
 	 * Reservations (pr.c).  pr_mutex serialises the PERSISTENT RESERVE
 	 * and RESERVE/RELEASE commands and the unlinking of a LUN; pr_lock
@@ -214,7 +219,9 @@ struct tcmx_core_dev {
 	 * struct tcmx_pr_reg per registered I_T nexus (LUN); pr_holder, the
 	 * registration holding the persistent reservation (any one of them
 	 * for the all-registrants types), of pr_type; pr_generation; and
-	 * spc2_holder, the LUN an SPC-2 RESERVE reserved the device to.
+	 * spc2_holder and spc2_nexus, the I_T nexus (target port LUN, and
+	 * initiator's struct tcmx_nexus) an SPC-2 RESERVE reserved the
+	 * device to.
 	 * TCMX_GATE_PR is set while pr_holder or spc2_holder is.  pr_aptpl:
 	 * the state persists (APTPL, in <dbroot>/pr/aptpl_<unit serial>);
 	 * pr_saved, under pr_mutex: registrations pr/res_aptpl_metadata
@@ -231,6 +238,7 @@ struct tcmx_core_dev {
 	struct list_head		pr_regs;
 	struct tcmx_pr_reg		*pr_holder;
 	struct tcmx_lun			*spc2_holder;
+	struct tcmx_nexus		*spc2_nexus;
 	u32				pr_generation;
 	u8				pr_type;
 	bool				pr_aptpl;
@@ -244,13 +252,6 @@ struct tcmx_core_dev {
 	struct mutex			pr_file_mutex;
 	struct path			pr_dir;
 	bool				pr_dir_pinned;
-	/*
-	 * LUN RESET (tmr.c): ua_reset_work gives every I_T nexus of the
-	 * device 29/03 under lock; ua_reset_lun (tcmx_reset_lock) is the reset
-	 * LUN whose ref keeps the device until the work is done.
-	 */
-	struct work_struct		ua_reset_work;
-	struct tcmx_lun			*ua_reset_lun;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
@@ -602,18 +603,64 @@ bool tcmx_excl_waits(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
 
 /*
- * ua.c: establish a unit attention for a LUN that exports @dev, for all
- * linked LUNs of a TPG but @except (tcmx_cfs_mutex), for all LUNs of a
- * device but @except (cd->lock); take the highest priority one (REQUEST
- * SENSE, and the gate); drop a LUN's as it leaves cd->luns.
+ * One I_T_L nexus: an entry of a nexus's map (acl.c), the state SAM and
+ * SPC keep per I_T nexus and LUN.  ua.c makes it before the entry is
+ * published and frees it a grace period after it is gone; it is on its
+ * device's itls (under tcmx_itl_lock) meanwhile.  Unit attentions pending,
+ * highest priority first (enum tcmx_sense codes, under tcmx_itl_lock;
+ * ua_count is read locklessly as the "pending" flag).  pr_reg (pr.c): the
+ * registration of this I_T nexus, or NULL; written under the device's
+ * pr_lock, pr_seq and tcmx_itl_lock, read by the gate without a lock.
  */
+struct tcmx_itl {
+	struct tcmx_nexus		*nexus;
+	struct tcmx_lun			*lun;
+	struct tcmx_dev			*dev;		/* lun->dev when made */
+	u64				id;		/* the mapped LUN */
+	struct list_head		dev_node;	/* cd->itls */
+	struct tcmx_pr_reg		*pr_reg;
+	u8				ua_count;
+	u8				ua[TCMX_UA_MAX];
+	struct rcu_head			rcu;
+};
+
+/*
+ * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for entry @id
+ * (LUN @lun, linked), with POWER ON pending, before acl.c publishes the
+ * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
+ * unpublished (tcmx_cfs_mutex held for both).  tcmx_cmd_itl(): the state
+ * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
+ * tcmx_itl_lock guards every device's itls and the queues; pr.c walks
+ * them under it too.
+ */
+extern spinlock_t tcmx_itl_lock;
+struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
+			      struct tcmx_lun *lun);
+void tcmx_itl_del(struct tcmx_nexus *n, u64 id);
+struct tcmx_itl *tcmx_cmd_itl(struct tcmx_cmd *cmd);
+
+/*
+ * ua.c: establish a unit attention: for one I_T_L nexus (tcmx_ua_itl();
+ * _locked with tcmx_itl_lock held); for every I_T nexus through a LUN
+ * that exports @dev; for those through every linked LUN of a TPG but
+ * @except (tcmx_cfs_mutex); for every I_T nexus to a device but those
+ * through @except (cd->lock), or but the one @cmd came on
+ * (tcmx_ua_dev_others(), cd->lock).  Take the highest priority one of a
+ * command's I_T_L nexus (REQUEST SENSE, and the gate); drop those of a
+ * LUN's I_T nexuses as it leaves cd->luns.
+ */
+void tcmx_ua_itl(struct tcmx_itl *itl, enum tcmx_sense code);
+void tcmx_ua_itl_locked(struct tcmx_itl *itl, enum tcmx_sense code);
+void tcmx_ua_itl_clear(struct tcmx_itl *itl);	/* tcmx_itl_lock held */
 void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
 		 enum tcmx_sense code);
 void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
 		 enum tcmx_sense code);
 void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,
 		 enum tcmx_sense code);
-bool tcmx_ua_take(struct tcmx_lun *lun, bool clear, enum tcmx_sense *code);
+void tcmx_ua_dev_others(struct tcmx_dev *dev, struct tcmx_cmd *cmd,
+			enum tcmx_sense code);
+bool tcmx_ua_take(struct tcmx_cmd *cmd, bool clear, enum tcmx_sense *code);
 void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev);
 
 /*
@@ -645,6 +692,14 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 void tcmx_pr_dev_init(struct tcmx_dev *dev);
 void tcmx_pr_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev);
 void tcmx_pr_lun_linked(struct tcmx_lun *lun);
+/*
+ * pr.c: a new I_T_L nexus, before it is published, takes up the
+ * registration of its I_T nexus and joins cd->itls with POWER ON pending,
+ * under pr_lock; one that ends gives up the SPC-2 reservation its I_T
+ * nexus held (I_T nexus loss).  Process context.
+ */
+void tcmx_pr_itl_new(struct tcmx_itl *itl);
+void tcmx_pr_itl_gone(struct tcmx_itl *itl);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,
 			       size_t count);
@@ -654,7 +709,7 @@ void tcmx_echo_lun_gone(struct tcmx_lun *lun, struct tcmx_dev *dev);
 void tcmx_pr_emulate_changed(struct tcmx_dev *dev);
 /* pr.c: a LOGICAL UNIT RESET of @dev ends its SPC-2 reservation; any context */
 void tcmx_pr_lun_reset(struct tcmx_dev *dev);
-/* tmr.c: a new device's LUN RESET work */
+/* tmr.c: a new device's list of I_T_L nexuses */
 void tcmx_ua_dev_init(struct tcmx_dev *dev);
 /* pr_cfs.c: <dev>/pr/ */
 extern const struct config_item_type tcmx_pr_cfs_type;

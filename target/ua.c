@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit attentions, per I_T nexus and LUN (SAM-5 5.14).  In tcmx each
- * struct tcmx_lun of a TPG is one I_T nexus and LUN, so a LUN holds its
- * own small queue: at most TCMX_UA_MAX sense codes, highest priority
- * first, one of each.
+ * Unit attentions, per I_T nexus and LUN (SAM-5 5.14).  Each entry of an
+ * I_T nexus's map (a LUN as one initiator port reaches it) has its state,
+ * a struct tcmx_itl, made here with the entry; it holds a small queue: at
+ * most TCMX_UA_MAX sense codes, highest priority first, one of each.  A
+ * condition "for every I_T nexus" of a logical unit goes to each I_T_L
+ * nexus on the device's list, whatever fabric or TPG it came through.
  *
  * Only the slow path touches the queues, under one spinlock.  The fast
- * path sees them through dev->gate: TCMX_GATE_UA is set while any LUN of
- * the device has one pending (cd->ua_luns counts them) and only then does
- * the gate call tcmx_ua_check(), which reads the LUN's count without the
- * lock first.
+ * path sees them through dev->gate: TCMX_GATE_UA is set while any I_T_L
+ * nexus of the device has one pending (cd->ua_luns counts them) and only
+ * then does the gate call tcmx_ua_check(), which looks the command's
+ * I_T_L nexus up and reads its count without the lock first.
  *
  * emulate_ua_intlck_ctrl (the control page's UA_INTLCK_CTRL 00b, 10b,
  * 11b), as the in-tree target_core_ua.c has it: 0 clears a unit attention
@@ -27,7 +29,7 @@
 #include <linux/xarray.h>
 #include "tcmx_core.h"
 
-static DEFINE_SPINLOCK(tcmx_ua_lock);
+DEFINE_SPINLOCK(tcmx_itl_lock);
 
 /*
  * SAM-5's order: POWER ON, RESET, OR BUS DEVICE RESET OCCURRED first, the
@@ -50,8 +52,8 @@ static int tcmx_ua_rank(u8 code)
 	}
 }
 
-/* the LUN's queue became non-empty / empty: tcmx_ua_lock held */
-static void tcmx_ua_lun_set(struct tcmx_dev *dev)
+/* the queue became non-empty / empty: tcmx_itl_lock held */
+static void tcmx_ua_itl_set(struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
@@ -59,7 +61,7 @@ static void tcmx_ua_lun_set(struct tcmx_dev *dev)
 		set_bit(TCMX_GATE_UA, &dev->gate);
 }
 
-static void tcmx_ua_lun_unset(struct tcmx_dev *dev)
+static void tcmx_ua_itl_unset(struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
@@ -67,17 +69,15 @@ static void tcmx_ua_lun_unset(struct tcmx_dev *dev)
 		clear_bit(TCMX_GATE_UA, &dev->gate);
 }
 
-/* tcmx_ua_lock held; @lun exports @dev */
-static void __tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
-			  enum tcmx_sense code)
+void tcmx_ua_itl_locked(struct tcmx_itl *itl, enum tcmx_sense code)
 {
-	unsigned int n = lun->ua_count, i, pos;
+	unsigned int n = itl->ua_count, i, pos;
 
 	for (i = 0; i < n; i++)
-		if (lun->ua[i] == code)
+		if (itl->ua[i] == code)
 			return;
 	for (pos = 0; pos < n; pos++)
-		if (tcmx_ua_rank(lun->ua[pos]) > tcmx_ua_rank(code))
+		if (tcmx_ua_rank(itl->ua[pos]) > tcmx_ua_rank(code))
 			break;
 	if (n == TCMX_UA_MAX) {
 		/* full: the lowest priority one goes, or the new one */
@@ -85,75 +85,117 @@ static void __tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
 			return;
 		n--;
 	}
-	memmove(&lun->ua[pos + 1], &lun->ua[pos], n - pos);
-	lun->ua[pos] = code;
+	memmove(&itl->ua[pos + 1], &itl->ua[pos], n - pos);
+	itl->ua[pos] = code;
 	if (!n)
-		tcmx_ua_lun_set(dev);
-	WRITE_ONCE(lun->ua_count, n + 1);
+		tcmx_ua_itl_set(itl->dev);
+	WRITE_ONCE(itl->ua_count, n + 1);
 }
 
+void tcmx_ua_itl(struct tcmx_itl *itl, enum tcmx_sense code)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	tcmx_ua_itl_locked(itl, code);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+}
+
+/* tcmx_itl_lock held: drop everything pending on @itl */
+void tcmx_ua_itl_clear(struct tcmx_itl *itl)
+{
+	if (itl->ua_count) {
+		WRITE_ONCE(itl->ua_count, 0);
+		tcmx_ua_itl_unset(itl->dev);
+	}
+}
+
+/* ---- the I_T_L nexuses ---------------------------------------------- */
+
+/* in an RCU read-side section (the submitter's, or its own) */
+struct tcmx_itl *tcmx_cmd_itl(struct tcmx_cmd *cmd)
+{
+	struct tcmx_itl *itl;
+
+	if (!cmd->nexus || !cmd->lun)
+		return NULL;
+	itl = xa_load(&cmd->nexus->itls, cmd->lun_id);
+	/* the entry was replaced since the command found its LUN */
+	return itl && itl->lun == cmd->lun ? itl : NULL;
+}
+
+/* ---- establishing ----------------------------------------------------- */
+
 /*
- * Establish @code for @lun, which exports @dev: it is on cd->luns, and
- * unlinking it clears its queue only after the caller is done (cd->lock,
- * tcmx_cfs_mutex or an RCU section in which the LUN was published).
+ * Establish @code for every I_T nexus through @lun, which exports @dev:
+ * the caller keeps @lun linked meanwhile (cd->lock, tcmx_cfs_mutex or an
+ * RCU section in which the LUN was published).
  */
 void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
 		 enum tcmx_sense code)
 {
+	struct tcmx_itl *itl;
 	unsigned long flags;
 
-	spin_lock_irqsave(&tcmx_ua_lock, flags);
-	__tcmx_ua_add(lun, dev, code);
-	spin_unlock_irqrestore(&tcmx_ua_lock, flags);
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
+		if (itl->lun == lun)
+			tcmx_ua_itl_locked(itl, code);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
 /*
- * The highest priority unit attention of @lun into *@code, and with
- * @clear off the queue; false if there is none.
+ * The highest priority unit attention of @cmd's I_T_L nexus into *@code,
+ * and with @clear off the queue; false if there is none.
  */
-bool tcmx_ua_take(struct tcmx_lun *lun, bool clear, enum tcmx_sense *code)
+bool tcmx_ua_take(struct tcmx_cmd *cmd, bool clear, enum tcmx_sense *code)
 {
+	struct tcmx_itl *itl;
 	unsigned long flags;
 	bool found = false;
 	u8 n;
 
-	if (!READ_ONCE(lun->ua_count))
-		return false;
-	spin_lock_irqsave(&tcmx_ua_lock, flags);
-	n = lun->ua_count;
+	rcu_read_lock();
+	itl = tcmx_cmd_itl(cmd);
+	if (!itl || !READ_ONCE(itl->ua_count))
+		goto out;
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	n = itl->ua_count;
 	if (n) {
 		found = true;
-		*code = lun->ua[0];
+		*code = itl->ua[0];
 		if (clear) {
-			memmove(&lun->ua[0], &lun->ua[1], n - 1);
-			WRITE_ONCE(lun->ua_count, n - 1);
+			memmove(&itl->ua[0], &itl->ua[1], n - 1);
+			WRITE_ONCE(itl->ua_count, n - 1);
 			if (n == 1)
-				tcmx_ua_lun_unset(lun->dev);
+				tcmx_ua_itl_unset(itl->dev);
 		}
 	}
-	spin_unlock_irqrestore(&tcmx_ua_lock, flags);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+out:
+	rcu_read_unlock();
 	return found;
 }
 
 /*
- * Drop everything pending on @lun as it leaves @dev's luns (cd->lock held,
- * the LUN drained).
+ * Drop everything pending on the I_T nexuses through @lun as it leaves
+ * @dev's luns (cd->lock held, the LUN drained; they left the maps before).
  */
 void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
+	struct tcmx_itl *itl;
 	unsigned long flags;
 
-	spin_lock_irqsave(&tcmx_ua_lock, flags);
-	if (lun->ua_count) {
-		WRITE_ONCE(lun->ua_count, 0);
-		tcmx_ua_lun_unset(dev);
-	}
-	spin_unlock_irqrestore(&tcmx_ua_lock, flags);
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
+		if (itl->lun == lun)
+			tcmx_ua_itl_clear(itl);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
 /*
- * @code for every linked LUN of @tpg but @except, under tcmx_cfs_mutex
- * (so no LUN is linked or unlinked meanwhile).
+ * @code for every I_T nexus through a linked LUN of @tpg but @except,
+ * under tcmx_cfs_mutex (so no LUN is linked or unlinked meanwhile).
  */
 void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
 		 enum tcmx_sense code)
@@ -167,25 +209,40 @@ void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
 }
 
 /*
- * @code for every LUN of @dev but @except (the I_T nexus that caused it),
- * under cd->lock.
+ * @code for every I_T nexus to @dev (the logical unit), but those through
+ * @except, or but @cmd's: the I_T nexus that caused it.  cd->lock held.
  */
+static void tcmx_ua_dev_but(struct tcmx_dev *dev, struct tcmx_lun *except,
+			    struct tcmx_nexus *n, enum tcmx_sense code)
+{
+	struct tcmx_itl *itl;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
+		if (!except || itl->lun != except ||
+		    (n && itl->nexus != n))
+			tcmx_ua_itl_locked(itl, code);
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+}
+
 void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,
 		 enum tcmx_sense code)
 {
-	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_lun *lun;
-
-	list_for_each_entry(lun, &cd->luns, dev_node)
-		if (lun != except)
-			tcmx_ua_add(lun, dev, code);
+	tcmx_ua_dev_but(dev, except, NULL, code);
 }
 
+void tcmx_ua_dev_others(struct tcmx_dev *dev, struct tcmx_cmd *cmd,
+			enum tcmx_sense code)
+{
+	tcmx_ua_dev_but(dev, cmd->lun, cmd->nexus, code);
+}
 
 /*
- * From the gate, while some LUN of the device has a unit attention: one of
- * @cmd's LUN, unless its row runs regardless (INQUIRY, REPORT LUNS,
- * REQUEST SENSE).  An unknown opcode (@d NULL) reports it too.
+ * From the gate, while some I_T_L nexus of the device has a unit
+ * attention: one of @cmd's, unless its row runs regardless (INQUIRY,
+ * REPORT LUNS, REQUEST SENSE).  An unknown opcode (@d NULL) reports it
+ * too.
  */
 enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 			       const struct tcmx_cmd_desc *d)
@@ -196,7 +253,7 @@ enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
 	if (!cmd->lun || (d && d->flags & TCMX_CMD_UA_OK))
 		return TCMX_GOOD;
 	clear = !READ_ONCE(cmd->dev->attrib.emulate_ua_intlck_ctrl);
-	if (!tcmx_ua_take(cmd->lun, clear, &code))
+	if (!tcmx_ua_take(cmd, clear, &code))
 		return TCMX_GOOD;
 	return tcmx_sense(cmd, code);
 }

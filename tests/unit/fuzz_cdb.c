@@ -910,7 +910,7 @@ static void fz_one(struct fz_in *in)
 	fz_write_range(d, cdb);
 	memset(sense, UT_FILL, sizeof(sense));
 	ut_cmd_prepare(&cmd, cdb, &sg, data_len, dir, lun, sense);
-	ua = cmd.lun && cmd.lun->ua_count;
+	ua = tcmx_cmd_itl(&cmd) && tcmx_cmd_itl(&cmd)->ua_count;
 	s = ut_cmd_exec(&cmd);
 	fz_cmds++;
 	if (fz.trace)

@@ -26,6 +26,11 @@ extern struct tcmx_tpg ut_tpg;
 extern struct tcmx_nexus ut_nexus;	/* demo mode: luns.slot = ut_slots */
 extern struct tcmx_lun ut_luns[4];	/* at LUN 0, 5, 7 (unlinked), 300 */
 extern void *ut_slots[UT_XA_MAX];	/* ut_tpg.luns */
+/* ut_nexus's I_T_L nexuses, one per linked LUN: ut_itls[i] is ut_luns[i]'s */
+extern struct tcmx_itl ut_itls[4];
+extern void *ut_itl_slots[UT_XA_MAX];	/* ut_nexus.itls */
+/* a nexus_per_tpg fabric, as loopback: ut_tpg's unless a case changes it */
+extern const struct tcmx_fabric_ops ut_fabric_ops;
 extern struct tcmx_backend_ops ut_ops;
 
 extern u8 ut_sense[TCMX_SENSE_BUFFER_LEN];	/* the last command's */

@@ -16,6 +16,12 @@ struct tcmx_tpg ut_tpg;
 struct tcmx_nexus ut_nexus;
 struct tcmx_lun ut_luns[4];
 void *ut_slots[UT_XA_MAX];
+struct tcmx_itl ut_itls[4];
+void *ut_itl_slots[UT_XA_MAX];
+const struct tcmx_fabric_ops ut_fabric_ops = {
+	.name = "loopback",
+	.nexus_per_tpg = true,
+};
 struct tcmx_backend_ops ut_ops = {
 	.sync_cache = ut_stub_sync,
 };
@@ -214,7 +220,10 @@ void ut_fixture_reset(void)
 	ut_nexus.luns.slot = ut_slots;
 	memset(ut_slots, 0, sizeof(ut_slots));
 	memset(ut_luns, 0, sizeof(ut_luns));
+	static const u64 index[] = { 0, 5, 7, 300 };
+
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
+		ut_luns[i].index = index[i];
 		ut_luns[i].dev = &ut_dev;
 		ut_luns[i].tpg = &ut_tpg;
 		ut_luns[i].tg_pt_gp = &ut_cdev.default_tg_pt_gp;
@@ -225,6 +234,22 @@ void ut_fixture_reset(void)
 	ut_slots[5] = &ut_luns[1];
 	ut_slots[7] = &ut_luns[2];
 	ut_slots[300] = &ut_luns[3];
+	/* ut_nexus's state of each entry (I_T_L nexus), none pending */
+	ut_tpg.ops = &ut_fabric_ops;
+	ut_nexus.itls.slot = ut_itl_slots;
+	memset(ut_itl_slots, 0, sizeof(ut_itl_slots));
+	memset(ut_itls, 0, sizeof(ut_itls));
+	INIT_LIST_HEAD(&ut_cdev.itls);
+	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {
+		if (!ut_luns[i].dev)
+			continue;
+		ut_itls[i].nexus = &ut_nexus;
+		ut_itls[i].lun = &ut_luns[i];
+		ut_itls[i].dev = &ut_dev;
+		ut_itls[i].id = ut_luns[i].index;
+		ut_itl_slots[ut_itls[i].id] = &ut_itls[i];
+		list_add_tail(&ut_itls[i].dev_node, &ut_cdev.itls);
+	}
 	/* the linked ones export the device */
 	ut_cdev.luns.next = ut_cdev.luns.prev = &ut_cdev.luns;
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++) {

@@ -34,14 +34,14 @@ static void mode_select_changes(void)
 		       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), UT_GOOD);
 	CHECK(ut_dev.attrib.emulate_write_cache == 0);
 	/* the other LUNs of the device are told; LUN 0 is not */
-	CHECK(ut_luns[0].ua_count == 0 && ut_luns[1].ua_count == 1 &&
-	      ut_luns[3].ua_count == 1 && ut_cdev.ua_luns == 2);
+	CHECK(ut_itls[0].ua_count == 0 && ut_itls[1].ua_count == 1 &&
+	      ut_itls[3].ua_count == 1 && ut_cdev.ua_luns == 2);
 	CHECK(ut_dev.gate & BIT(TCMX_GATE_UA));
 	EXPECT(RUN(C(0x00), 0, NONE, 5), TCMX_SENSE_UA_MODE_CHANGED);
 	CHECK_SENSE(0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x2a, 0x01,
 		    0, 0, 0, 0);
 	EXPECT(RUN(C(0x00), 0, NONE, 5), UT_GOOD);
-	CHECK(ut_luns[1].ua_count == 0);
+	CHECK(ut_itls[1].ua_count == 0);
 	/* INQUIRY and REPORT LUNS pass by it, REQUEST SENSE takes it */
 	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 36, IN, 300), UT_GOOD);
 	CHECK_BYTES(0, 0x00, 0x00, 0x06);
@@ -182,6 +182,7 @@ static void mode_select_refusals(void)
 static void ua_order(void)
 {
 	struct tcmx_lun *lun = &ut_luns[0];
+	struct tcmx_itl *itl = &ut_itls[0];
 	unsigned int i;
 
 	/* 29h first, the others in order; twice the same is once */
@@ -190,7 +191,7 @@ static void ua_order(void)
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_BUS_RESET);
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_POWER_ON);
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_MODE_CHANGED);
-	CHECK(lun->ua_count == 4 && ut_cdev.ua_luns == 1);
+	CHECK(itl->ua_count == 4 && ut_cdev.ua_luns == 1);
 	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_UA_POWER_ON);
 	CHECK_SENSE(0x70, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x29, 0x00,
 		    0, 0, 0, 0);
@@ -202,20 +203,20 @@ static void ua_order(void)
 	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_UA_LUNS_CHANGED);
 	CHECK(ut_sense[12] == 0x3f);
 	EXPECT(RUN(C(0x00), 0, NONE, 0), UT_GOOD);
-	CHECK(ut_dev.gate == 0 && lun->ua_count == 0);
+	CHECK(ut_dev.gate == 0 && itl->ua_count == 0);
 
 	/* a full queue keeps the highest priority ones */
 	for (i = 0; i < TCMX_UA_MAX; i++)
 		tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_MODE_CHANGED + i);
-	CHECK(lun->ua_count == TCMX_UA_MAX);
+	CHECK(itl->ua_count == TCMX_UA_MAX);
 	tcmx_ua_add(lun, &ut_dev, TCMX_SENSE_UA_I_T_NEXUS_LOSS);
-	CHECK(lun->ua_count == TCMX_UA_MAX &&
-	      lun->ua[0] == TCMX_SENSE_UA_I_T_NEXUS_LOSS &&
-	      lun->ua[TCMX_UA_MAX - 1] ==
+	CHECK(itl->ua_count == TCMX_UA_MAX &&
+	      itl->ua[0] == TCMX_SENSE_UA_I_T_NEXUS_LOSS &&
+	      itl->ua[TCMX_UA_MAX - 1] ==
 			TCMX_SENSE_UA_MODE_CHANGED + TCMX_UA_MAX - 2);
 	/* clearing a LUN's queue (unlink) clears the device's gate */
 	tcmx_ua_lun_clear(lun, &ut_dev);
-	CHECK(lun->ua_count == 0 && ut_cdev.ua_luns == 0 && ut_dev.gate == 0);
+	CHECK(itl->ua_count == 0 && ut_cdev.ua_luns == 0 && ut_dev.gate == 0);
 
 	/*
 	 * a LUN RESET of LUN 5: 29/03 for every I_T nexus of its device
@@ -224,22 +225,22 @@ static void ua_order(void)
 	ut_cdev.spc2_holder = &ut_luns[0];
 	set_bit(TCMX_GATE_PR, &ut_dev.gate);
 	tcmx_ua_reset(&ut_tpg, 5);
-	CHECK(ut_luns[0].ua_count == 1 && ut_luns[1].ua_count == 1 &&
-	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 1 &&
+	CHECK(ut_itls[0].ua_count == 1 && ut_itls[1].ua_count == 1 &&
+	      ut_itls[2].ua_count == 0 && ut_itls[3].ua_count == 1 &&
 	      ut_cdev.ua_luns == 3);
-	CHECK(ut_luns[0].ua[0] == TCMX_SENSE_UA_DEVICE_RESET &&
-	      ut_luns[3].ua[0] == TCMX_SENSE_UA_DEVICE_RESET);
+	CHECK(ut_itls[0].ua[0] == TCMX_SENSE_UA_DEVICE_RESET &&
+	      ut_itls[3].ua[0] == TCMX_SENSE_UA_DEVICE_RESET);
 	CHECK(!ut_cdev.spc2_holder && !test_bit(TCMX_GATE_PR, &ut_dev.gate));
 	/* every LUN of the TPG: POWER ON first */
 	tcmx_ua_reset(&ut_tpg, TCMX_ALL_LUNS);
-	CHECK(ut_luns[0].ua_count == 2 && ut_luns[1].ua_count == 2 &&
-	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 2 &&
+	CHECK(ut_itls[0].ua_count == 2 && ut_itls[1].ua_count == 2 &&
+	      ut_itls[2].ua_count == 0 && ut_itls[3].ua_count == 2 &&
 	      ut_cdev.ua_luns == 3 &&
-	      ut_luns[1].ua[0] == TCMX_SENSE_UA_POWER_ON);
+	      ut_itls[1].ua[0] == TCMX_SENSE_UA_POWER_ON);
 	/* LUNs changed: all others of the TPG with a device */
 	tcmx_ua_tpg(&ut_tpg, &ut_luns[0], TCMX_SENSE_UA_LUNS_CHANGED);
-	CHECK(ut_luns[0].ua_count == 2 && ut_luns[1].ua_count == 3 &&
-	      ut_luns[2].ua_count == 0 && ut_luns[3].ua_count == 3);
+	CHECK(ut_itls[0].ua_count == 2 && ut_itls[1].ua_count == 3 &&
+	      ut_itls[2].ua_count == 0 && ut_itls[3].ua_count == 3);
 	ut_fixture_reset();
 }
 
@@ -249,13 +250,13 @@ static void ua_interlock(void)
 	ut_dev.attrib.emulate_ua_intlck_ctrl = 1;
 	tcmx_ua_add(&ut_luns[0], &ut_dev, TCMX_SENSE_UA_POWER_ON);
 	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_UA_POWER_ON);
-	CHECK(ut_luns[0].ua_count == 1);
+	CHECK(ut_itls[0].ua_count == 1);
 	ut_dev.attrib.emulate_ua_intlck_ctrl = 2;
 	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_UA_POWER_ON);
-	CHECK(ut_luns[0].ua_count == 1);
+	CHECK(ut_itls[0].ua_count == 1);
 	/* UA_INTLCK_CTRL 11b in the control page */
 	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 36, IN, 0), UT_GOOD);
-	CHECK(ut_luns[0].ua_count == 1);
+	CHECK(ut_itls[0].ua_count == 1);
 	EXPECT(RUN(C(0x03, 1, 0, 0, 8), 8, IN, 0), UT_GOOD);
 	CHECK_BYTES(0, 0x72, 0x06, 0x29, 0x00, 0, 0, 0, 0, UT_FILL);
 	EXPECT(RUN(C(0x1a, 0x08, 0x0a, 0, 255), 255, IN, 0), UT_GOOD);

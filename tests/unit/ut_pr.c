@@ -107,15 +107,15 @@ static void pr_write_exclusive_registrants_only(void)
 	EXPECT(prout(A, 2, 1, 0, 5), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
 	CHECK(!(ut_dev.gate & BIT(TCMX_GATE_PR)));
-	CHECK(ut_luns[1].ua_count == 1 &&
-	      ut_luns[1].ua[0] == TCMX_SENSE_UA_RES_RELEASED &&
-	      !ut_luns[0].ua_count);
+	CHECK(ut_itls[1].ua_count == 1 &&
+	      ut_itls[1].ua[0] == TCMX_SENSE_UA_RES_RELEASED &&
+	      !ut_itls[0].ua_count);
 	EXPECT(RUN(C(0x00), 0, NONE, B), TCMX_SENSE_UA_RES_RELEASED);
 	/* CLEAR */
 	EXPECT(prout(B, 3, 2, 0, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 24);
-	CHECK(ut_luns[0].ua_count == 1 &&
-	      ut_luns[0].ua[0] == TCMX_SENSE_UA_RES_PREEMPTED);
+	CHECK(ut_itls[0].ua_count == 1 &&
+	      ut_itls[0].ua[0] == TCMX_SENSE_UA_RES_PREEMPTED);
 	EXPECT(RUN(C(0x00), 0, NONE, A), TCMX_SENSE_UA_RES_PREEMPTED);
 	EXPECT(prin(A, 0, 64), UT_GOOD);
 	CHECK_BYTES(0, 0, 0, 0, 3, 0, 0, 0, 0);
@@ -142,9 +142,9 @@ static void pr_exclusive_access_preempt(void)
 	CHECK(ut_cmd.xfer_len == 24);
 	/* it held A's LUN while it waited for A's commands, and let go */
 	CHECK(!ut_luns[0].ref.count);
-	CHECK(ut_luns[0].ua_count == 1 &&
-	      ut_luns[0].ua[0] == TCMX_SENSE_UA_REG_PREEMPTED &&
-	      !ut_luns[1].ua_count);
+	CHECK(ut_itls[0].ua_count == 1 &&
+	      ut_itls[0].ua[0] == TCMX_SENSE_UA_REG_PREEMPTED &&
+	      !ut_itls[1].ua_count);
 	/* PERSISTENT RESERVE IN reports a unit attention too */
 	EXPECT(prin(A, 1, 64), TCMX_SENSE_UA_REG_PREEMPTED);
 	EXPECT(prin(A, 1, 64), UT_GOOD);
@@ -453,9 +453,9 @@ static void pr_aptpl(void)
 	snprintf(dir, sizeof(dir), "%s/pr", root);
 	CHECK(mkdir(dir, 0700) == 0);
 	strcpy(tcmx_dbroot, root);
+	/* a fabric of several nexuses per TPG: the nexus names itself */
 	ut_tpg.ops = &ut_loop_ops;
-	ut_tpg.nexus_name = "naa.5001405abcdef012";
-	ut_luns[1].index = 5;
+	strcpy(ut_nexus.name, "naa.5001405abcdef012");
 
 	EXPECT(prreg(A, 0, 0xa, 0x01, 0, 0), UT_GOOD);
 	CHECK(ut_cdev.pr_aptpl);
@@ -485,13 +485,12 @@ static void pr_aptpl(void)
 	ut_cdev.export_count = 1;
 	tcmx_pr_lun_linked(&ut_luns[1]);		/* LUN 5: not its */
 	CHECK(ut_cdev.pr_saved_count == 1 && list_empty(&ut_cdev.pr_regs));
-	ut_tpg.nexus_name = "naa.5001405000000001";	/* another initiator */
-	tcmx_pr_lun_linked(&ut_luns[0]);
-	CHECK(ut_cdev.pr_saved_count == 1 && list_empty(&ut_cdev.pr_regs));
-	ut_tpg.nexus_name = "naa.5001405abcdef012";
+	/* LUN 0's: registered for its initiator port, the nexus has it */
 	tcmx_pr_lun_linked(&ut_luns[0]);
 	CHECK(!ut_cdev.pr_saved_count && ut_cdev.pr_aptpl &&
 	      ut_cdev.pr_type == 5 && ut_dev.gate == BIT(TCMX_GATE_PR));
+	CHECK(ut_itls[0].pr_reg && !ut_itls[1].pr_reg &&
+	      !strcmp(ut_itls[0].pr_reg->name, "naa.5001405abcdef012"));
 	EXPECT(prin(B, 1, 64), UT_GOOD);
 	CHECK_BYTES(8, 0, 0, 0, 0, 0, 0, 0, 0xa, 0, 0, 0, 0, 0, 0x05);
 	/* Write Exclusive, Registrants Only: B's writes conflict */
@@ -520,9 +519,8 @@ static void pr_aptpl(void)
 	rmdir(dir);
 	rmdir(root);
 	strcpy(tcmx_dbroot, saved_root);
-	ut_luns[1].index = 0;
 	ut_tpg.ops = ops;
-	ut_tpg.nexus_name = NULL;
+	ut_nexus.name[0] = '\0';
 }
 
 /* an iSCSI name of the longest kind a TransportID carries */

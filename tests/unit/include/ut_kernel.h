@@ -279,6 +279,29 @@ static inline void *xa_load(struct xarray *xa, unsigned long index)
 {
 	return xa->slot && index < UT_XA_MAX ? xa->slot[index] : NULL;
 }
+static inline void *xa_store(struct xarray *xa, unsigned long index,
+			     void *entry, gfp_t gfp)
+{
+	void *old = xa_load(xa, index);
+
+	(void)gfp;
+	if (!xa->slot || index >= UT_XA_MAX)
+		return (void *)-1L;
+	xa->slot[index] = entry;
+	return old;
+}
+static inline int xa_err(void *entry) { return entry == (void *)-1L ? -12 : 0; }
+static inline void *xa_erase(struct xarray *xa, unsigned long index)
+{
+	void *old = xa_load(xa, index);
+
+	if (old)
+		xa->slot[index] = NULL;
+	return old;
+}
+/* RCU: nothing reads concurrently here, so a deferred free is a free */
+struct rcu_head { void *unused; };
+#define kfree_rcu(p, field)	free(p)
 
 /* scatterlist: one flat segment */
 struct scatterlist { u8 *buf; size_t len; };
@@ -407,6 +430,11 @@ int scsi_set_sense_field_pointer(u8 *buf, int buf_len, u16 fp, u8 bp, bool cd);
 /* sbc_integrity.c: bounce buffers and its exclusion (one thread) */
 static inline void *kvmalloc(size_t n, gfp_t f) { (void)f; return malloc(n); }
 static inline void kvfree(const void *p) { free((void *)p); }
+static inline void *kvcalloc(size_t n, size_t size, gfp_t f)
+{
+	(void)f;
+	return calloc(n, size);
+}
 static inline void mutex_init(struct mutex *m) { (void)m; }
 static inline void synchronize_rcu_expedited(void) {}
 static inline void synchronize_rcu(void) {}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The I_T nexuses a PERSISTENT RESERVE OUT names (pr_out.c), found before
+ * the state lock is taken: TransportIDs, the initiator ports they name
+ * (an iSCSI name, with or without ISID; a SAS or FC address for a fabric
+ * with one nexus per TPG), and which of them have an I_T nexus through
+ * which target port of the device.  A TransportID with an ISID names
+ * that port of the initiator, one without every port of the name.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include "compat.h"
+#include <scsi/scsi_proto.h>
+#include "pr.h"
+
+/*
+ * The initiator port a TransportID names (@len bytes at @tid, checked by
+ * pr_tid_len()): an iSCSI name, and with format 01b its ",i,0x<ISID>";
+ * a SAS or FC TransportID names no iSCSI port ("").
+ */
+static void pr_tid_ident(const u8 *tid, u32 len, struct pr_ident *id)
+{
+	const char *name = (const char *)tid + PRI_TID_ISCSI_HDR;
+	size_t n = strnlen(name, len - PRI_TID_ISCSI_HDR);
+	const char *sep = strnstr(name, ",i,0x", n);
+
+	id->name[0] = '\0';
+	id->port_id[0] = '\0';
+	if ((tid[0] & 0x0f) != 0x05)
+		return;
+	if (sep) {
+		if (tid[0] & 0x40)
+			strscpy(id->port_id, sep,
+				min_t(size_t, sizeof(id->port_id),
+				      n - (sep - name) + 1));
+		n = sep - name;
+	}
+	strscpy(id->name, name, min_t(size_t, sizeof(id->name), n + 1));
+}
+
+void pr_nx_ident(const struct pr_out *o, const struct pr_nx *nx,
+			struct pr_ident *id)
+{
+	if (nx->tid != PR_NX_SELF) {
+		pr_tid_ident(o->tids + nx->tid, o->tids_len - nx->tid, id);
+		return;
+	}
+	strscpy(id->name, o->name, sizeof(id->name));
+	strscpy(id->port_id, o->port_id, sizeof(id->port_id));
+}
+
+/* The length of the TransportID at @p (@len bytes left), or 0 if bad. */
+static u32 pr_tid_len(const u8 *p, u32 len)
+{
+	u32 n;
+
+	if (len < PRI_TID_ISCSI_HDR)
+		return 0;
+	switch (p[0] & 0xcf) {		/* FORMAT CODE and PROTOCOL IDENTIFIER */
+	case 0x00:			/* Fibre Channel */
+	case 0x06:			/* SAS */
+		return len >= PRI_TID_NAA_LEN ? PRI_TID_NAA_LEN : 0;
+	case 0x05:			/* iSCSI name */
+	case 0x45:			/* iSCSI name and ISID */
+		n = PRI_TID_ISCSI_HDR + get_unaligned_be16(&p[2]);
+		return n > PRI_TID_ISCSI_HDR && n <= len && !(n % 4) ? n : 0;
+	}
+	return 0;
+}
+
+/*
+ * Does the TransportID @tid (@len bytes) name initiator port @name,
+ * @port_id through @lun (for a nexus_per_tpg fabric: the TPG's nexus)?
+ * An iSCSI one without ISID names every port of the name.
+ */
+static bool pr_tid_matches(struct tcmx_lun *lun, const char *name,
+			   const char *port_id, const u8 *tid, u32 len)
+{
+	u8 own[PRI_TID_MAX];
+	u32 n = pr_transport_id(lun, name, "", own);
+	struct pr_ident id;
+
+	if (len < PRI_TID_ISCSI_HDR || (tid[0] & 0x0f) != (own[0] & 0x0f))
+		return false;
+	if ((own[0] & 0x0f) != 0x05)			/* SAS, FC: 24 bytes */
+		return len >= n && !memcmp(own, tid, n);
+	/* iSCSI: the name, case aside; the ISID if the TransportID has one */
+	pr_tid_ident(tid, len, &id);
+	if (strcasecmp(id.name, (const char *)own + PRI_TID_ISCSI_HDR))
+		return false;
+	return pr_per_tpg(lun) || !id.port_id[0] ||
+	       !strcasecmp(id.port_id, port_id);
+}
+
+/*
+ * cd->lock held: does an I_T nexus through @lun have the initiator port
+ * the TransportID at @tid names?  Its mapped LUN into *@mapped.
+ */
+static bool pr_tid_reaches(struct tcmx_lun *lun, const u8 *tid, u32 len,
+			   u64 *mapped)
+{
+	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
+	struct tcmx_itl *itl;
+	bool found = false;
+
+	*mapped = lun->index;
+	if (pr_per_tpg(lun))
+		return pr_tid_matches(lun, "", "", tid, len);
+	spin_lock_irq(&tcmx_itl_lock);
+	list_for_each_entry(itl, &cd->itls, dev_node) {
+		if (itl->lun != lun ||
+		    !pr_tid_matches(lun, itl->nexus->name, itl->nexus->port_id,
+				    tid, len))
+			continue;
+		*mapped = itl->id;
+		found = true;
+		break;
+	}
+	spin_unlock_irq(&tcmx_itl_lock);
+	return found;
+}
+
+/*
+ * cd->lock held: does the sending initiator port have an I_T nexus
+ * through @lun?  Its mapped LUN into *@mapped.
+ */
+static bool pr_port_reaches(struct tcmx_cmd *cmd, struct pr_out *o,
+			    struct tcmx_lun *lun, u64 *mapped)
+{
+	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
+	struct tcmx_itl *itl;
+	bool found = false;
+
+	*mapped = lun->index;
+	if (pr_per_tpg(lun))
+		return lun->tpg->ops == cmd->lun->tpg->ops &&
+		       !strcmp(pr_nexus_name(lun), pr_nexus_name(cmd->lun));
+	spin_lock_irq(&tcmx_itl_lock);
+	list_for_each_entry(itl, &cd->itls, dev_node) {
+		if (itl->lun != lun || strcmp(itl->nexus->name, o->name) ||
+		    strcmp(itl->nexus->port_id, o->port_id))
+			continue;
+		*mapped = itl->id;
+		found = true;
+		break;
+	}
+	spin_unlock_irq(&tcmx_itl_lock);
+	return found;
+}
+
+/* cd->lock held: the I_T nexus through relative port @rtpi @tid names */
+static void pr_find_nexus(struct tcmx_dev *dev, struct pr_out *o, u16 rtpi)
+{
+	struct tcmx_core_dev *cd = tcmx_core(dev);
+	struct tcmx_lun *lun;
+
+	list_for_each_entry(lun, &cd->luns, dev_node)
+		if (lun->rtpi == rtpi &&
+		    pr_tid_reaches(lun, o->tids, o->tids_len,
+				   &o->move_to.mapped)) {
+			o->move_to.lun = lun;
+			o->move_to.tid = 0;
+			return;
+		}
+}
+
+/* How many TransportIDs @o has, up to the first bad one. */
+static u32 pr_out_count_tids(struct pr_out *o)
+{
+	u32 off = 0, n, count = 0;
+
+	while (off < o->tids_len) {
+		n = pr_tid_len(o->tids + off, o->tids_len - off);
+		if (!n)
+			break;
+		count++;
+		off += n;
+	}
+	return count;
+}
+
+/* cd->lock held: the I_T nexuses to @dev that @o's TransportIDs name */
+static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 max)
+{
+	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
+	struct tcmx_lun *lun;
+	u32 off = 0, n;
+	bool found;
+	u64 mapped;
+
+	while (off < o->tids_len) {
+		n = pr_tid_len(o->tids + off, o->tids_len - off);
+		found = false;
+		list_for_each_entry(lun, &cd->luns, dev_node) {
+			if (!n || (!o->all_tg_pt && lun != cmd->lun) ||
+			    !pr_tid_reaches(lun, o->tids + off, n, &mapped))
+				continue;
+			found = true;
+			if (o->nnamed < max)
+				o->named[o->nnamed++] =
+					(struct pr_nx){ lun, mapped, off };
+		}
+		if (!found) {
+			o->tid_bad = off;
+			return;
+		}
+		off += n;
+	}
+}
+
+/*
+ * cd->lock and pr_mutex held, before the state lock: what the service
+ * action will need of names and TransportIDs (struct pr_out); false
+ * without memory.
+ */
+bool pr_out_match(struct tcmx_cmd *cmd, struct pr_out *o,
+			 const u8 *p)
+{
+	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
+	struct tcmx_lun *lun;
+	u32 nluns = 0, max;
+	u8 sa = cmd->desc->sa;
+	u64 mapped;
+
+	o->tid_bad = PR_TID_OK;
+	if (sa == PRO_REGISTER_AND_MOVE) {
+		pr_find_nexus(cmd->dev, o, get_unaligned_be16(&p[18]));
+		return true;
+	}
+	if (sa != PRO_REGISTER && sa != PRO_REGISTER_IGNORE)
+		return true;
+	list_for_each_entry(lun, &cd->luns, dev_node)
+		nluns++;
+	/* a TransportID names one nexus per target port at most */
+	max = pr_out_count_tids(o) * (o->all_tg_pt ? nluns : 1);
+	o->port = kvcalloc(nluns, sizeof(*o->port), GFP_KERNEL);
+	o->named = kvcalloc(max ?: 1, sizeof(*o->named), GFP_KERNEL);
+	if (!o->port || !o->named)
+		return false;
+	list_for_each_entry(lun, &cd->luns, dev_node)
+		if (lun != cmd->lun && pr_port_reaches(cmd, o, lun, &mapped))
+			o->port[o->nport++] =
+				(struct pr_nx){ lun, mapped, PR_NX_SELF };
+	if (o->tids)
+		pr_out_tids(cmd, o, max);
+	return true;
+}
