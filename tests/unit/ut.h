@@ -31,6 +31,8 @@ extern struct tcmx_itl ut_itls[4];
 extern void *ut_itl_slots[UT_XA_MAX];	/* ut_nexus.itls */
 /* a nexus_per_tpg fabric, as loopback: ut_tpg's unless a case changes it */
 extern const struct tcmx_fabric_ops ut_fabric_ops;
+/* the nexus RUN() sends on (NULL: ut_nexus); the reset sets it NULL */
+extern struct tcmx_nexus *ut_run_nexus;
 extern struct tcmx_backend_ops ut_ops;
 
 extern u8 ut_sense[TCMX_SENSE_BUFFER_LEN];	/* the last command's */
@@ -89,6 +91,7 @@ extern u8 *ut_dout;		/* ut_xcopy.c: see ut_main.c */
 void ut_test_integrity(void);
 void ut_test_mode(void);
 void ut_test_pr(void);
+void ut_test_nexus(void);
 
 /* tcmx_defer() calls so far (ut_stubs.c: each runs at once) */
 extern int ut_defers;

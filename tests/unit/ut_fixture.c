@@ -25,6 +25,7 @@ const struct tcmx_fabric_ops ut_fabric_ops = {
 struct tcmx_backend_ops ut_ops = {
 	.sync_cache = ut_stub_sync,
 };
+struct tcmx_nexus *ut_run_nexus;
 unsigned long jiffies;
 u64 ut_real_ns;
 
@@ -216,6 +217,7 @@ void ut_fixture_reset(void)
 	ut_tpg.luns.slot = ut_slots;
 	/* demo mode: the nexus's map is the TPG's LUNs */
 	memset(&ut_nexus, 0, sizeof(ut_nexus));
+	ut_run_nexus = NULL;
 	ut_nexus.tpg = &ut_tpg;
 	ut_nexus.luns.slot = ut_slots;
 	memset(ut_slots, 0, sizeof(ut_slots));
@@ -269,7 +271,7 @@ void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
 		    enum dma_data_direction dir, u64 lun_id, u8 *sense)
 {
 	memset(cmd, 0, sizeof(*cmd));
-	cmd->nexus = &ut_nexus;
+	cmd->nexus = ut_run_nexus ?: &ut_nexus;
 	cmd->tpg = &ut_tpg;
 	cmd->lun_id = lun_id;
 	cmd->cdb = cdb;
@@ -280,7 +282,7 @@ void ut_cmd_prepare(struct tcmx_cmd *cmd, const u8 *cdb,
 	cmd->data_dir = dir;
 	cmd->sense = sense;
 	/* what transport.c's lookup gives: no LUN unless it has a device */
-	cmd->lun = tcmx_map_lun(xa_load(&ut_nexus.luns, lun_id));
+	cmd->lun = tcmx_map_lun(xa_load(&cmd->nexus->luns, lun_id));
 	cmd->dev = cmd->lun ? cmd->lun->dev : NULL;
 	if (!cmd->dev)
 		cmd->lun = NULL;
@@ -343,6 +345,8 @@ static const struct {
 	{ TCMX_SENSE_MISCOMPARE,	  0x0e, 0x1d, 0x00 },
 	{ TCMX_SENSE_UA_POWER_ON,	  0x06, 0x29, 0x00 },
 	{ TCMX_SENSE_UA_BUS_RESET,	  0x06, 0x29, 0x02 },
+	{ TCMX_SENSE_UA_DEVICE_RESET,	  0x06, 0x29, 0x03 },
+	{ TCMX_SENSE_UA_I_T_NEXUS_LOSS,	  0x06, 0x29, 0x07 },
 	{ TCMX_SENSE_UA_MODE_CHANGED,	  0x06, 0x2a, 0x01 },
 	{ TCMX_SENSE_UA_RES_PREEMPTED,	  0x06, 0x2a, 0x03 },
 	{ TCMX_SENSE_UA_RES_RELEASED,	  0x06, 0x2a, 0x04 },

@@ -256,6 +256,8 @@ int main(void)
 	ut_test_mode();
 	ut_fixture_reset();
 	ut_test_pr();
+	ut_fixture_reset();
+	ut_test_nexus();
 	ut_close_case();
 	printf("%d passed, %d failed\n", ut_passed, ut_failed);
 	return ut_failed ? 1 : 0;

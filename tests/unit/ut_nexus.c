@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two I_T nexuses on one TPG LUN, as two iSCSI sessions of one initiator
+ * (same name, two ISIDs) have them: each has its own unit attentions
+ * (struct tcmx_itl, made by itl.c), its own PR registration and
+ * reservation identity; READ FULL STATUS gives each its TransportID with
+ * the ISID; an SPC-2 reservation ends with its I_T nexus, registrations
+ * stay and come back to a nexus of the same identity.
+ */
+#include "ut.h"
+#include "pr.h"
+
+#define IN	DMA_FROM_DEVICE
+#define OUT	DMA_TO_DEVICE
+#define NONE	DMA_NONE
+
+#define NAME	"iqn.2026-12.org.example:host"
+#define ISID_A	",i,0x23d000000001"
+#define ISID_B	",i,0x23d000000002"
+#define B_LUN	3	/* B maps the TPG's LUN 0 as its LUN 3 */
+
+static const struct tcmx_fabric_ops nx_ops = { .name = "iscsi" };
+static struct tcmx_nexus nx_b;
+static void *nx_b_luns[UT_XA_MAX], *nx_b_itls[UT_XA_MAX];
+static void *nx_a_itls[UT_XA_MAX];
+static u8 nx_param[24];
+static const u8 nx_block[512];
+
+static struct tcmx_itl *itl_a(void)
+{
+	return xa_load(&ut_nexus.itls, 0);
+}
+
+static struct tcmx_itl *itl_b(void)
+{
+	return xa_load(&nx_b.itls, B_LUN);
+}
+
+/* run on nexus A (LUN 0) or B (its LUN 3): the same TPG LUN */
+#define on(n, cdb, len, dir)						\
+	(ut_run_nexus = (n),						\
+	 RUN(cdb, len, dir, (n) == &nx_b ? B_LUN : 0))
+
+static const u8 *nx_prout_param(u64 key, u64 sa_key)
+{
+	memset(nx_param, 0, sizeof(nx_param));
+	put_unaligned_be64(key, &nx_param[0]);
+	put_unaligned_be64(sa_key, &nx_param[8]);
+	ut_out_len = sizeof(nx_param);
+	return nx_param;
+}
+
+#define prout_on(n, sa, key, sa_key, type)				\
+	(ut_out = nx_prout_param(key, sa_key),				\
+	 on(n, C(0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0), 24, OUT))
+
+#define write_on(n)							\
+	(ut_out = nx_block, ut_out_len = sizeof(nx_block),		\
+	 on(n, C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, OUT))
+
+/*
+ * Nexus A is the fixture's, mapping only LUN 0; B another session of the
+ * same initiator name with another ISID, mapping LUN 0 as its LUN 3.
+ * Their I_T_L nexuses come from itl.c, with POWER ON pending.
+ */
+static void nx_setup(void)
+{
+	unsigned int i;
+
+	ut_tpg.ops = &nx_ops;
+	ut_dev.attrib.emulate_pr = 1;
+	INIT_LIST_HEAD(&ut_cdev.itls);
+	for (i = 1; i < ARRAY_SIZE(ut_slots); i++)
+		ut_slots[i] = NULL;
+	strcpy(ut_nexus.name, NAME);
+	strcpy(ut_nexus.port_id, ISID_A);
+	memset(nx_a_itls, 0, sizeof(nx_a_itls));
+	ut_nexus.itls.slot = nx_a_itls;
+	CHECK(tcmx_itl_add(&ut_nexus, 0, &ut_luns[0]) == itl_a());
+
+	memset(&nx_b, 0, sizeof(nx_b));
+	memset(nx_b_luns, 0, sizeof(nx_b_luns));
+	memset(nx_b_itls, 0, sizeof(nx_b_itls));
+	nx_b.tpg = &ut_tpg;
+	nx_b.luns.slot = nx_b_luns;
+	nx_b.itls.slot = nx_b_itls;
+	strcpy(nx_b.name, NAME);
+	strcpy(nx_b.port_id, ISID_B);
+	nx_b_luns[B_LUN] = &ut_luns[0];
+	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
+}
+
+static void nx_teardown(void)
+{
+	tcmx_itl_del(&ut_nexus, 0);
+	tcmx_itl_del(&nx_b, B_LUN);
+	CHECK(list_empty(&ut_cdev.itls) && !ut_cdev.ua_luns);
+	ut_run_nexus = NULL;
+}
+
+/* each I_T_L nexus reports and clears its own unit attentions */
+static void nexus_unit_attentions(void)
+{
+	nx_setup();
+	CHECK(itl_a()->ua_count == 1 && itl_b()->ua_count == 1 &&
+	      ut_cdev.ua_luns == 2);
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), UT_GOOD);
+	/* A's gone, B's still there */
+	CHECK(!itl_a()->ua_count && itl_b()->ua_count == 1);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	CHECK(!itl_b()->ua_count && !ut_dev.gate);
+
+	/* MODE SELECT on B: A is told, B is not */
+	ut_out = (const u8 []){ 0, 0, 0, 0, 0x08, 0x12, 0x00, 0, 0, 0, 0, 0,
+				0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	ut_out_len = 24;
+	EXPECT(on(&nx_b, C(0x15, 0x10, 0, 0, 24), 24, OUT), UT_GOOD);
+	CHECK(itl_a()->ua_count == 1 && !itl_b()->ua_count);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), UT_GOOD);
+	CHECK(!itl_b()->ua_count);
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_MODE_CHANGED);
+	CHECK(ut_sense[12] == 0x2a && ut_sense[13] == 0x01);
+
+	/* a LUN RESET: every I_T nexus of the unit; a nexus's own reset too */
+	tcmx_nexus_reset(&nx_b, B_LUN);
+	CHECK(itl_a()->ua[0] == TCMX_SENSE_UA_DEVICE_RESET &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_DEVICE_RESET);
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_DEVICE_RESET);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_DEVICE_RESET);
+	/* a reset of all B's LUNs: LUN 5, which B does not map, is spared */
+	tcmx_nexus_reset(&nx_b, TCMX_ALL_LUNS);
+	CHECK(itl_a()->ua[0] == TCMX_SENSE_UA_POWER_ON &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	nx_teardown();
+}
+
+/*
+ * Registrations and a reservation per I_T nexus: A's Exclusive Access
+ * blocks B's WRITE and READ (same initiator name, another ISID); READ
+ * FULL STATUS lists both with iSCSI TransportIDs of format 01h.
+ */
+static void nexus_reservations(void)
+{
+	static const char tid_a[] = NAME ISID_A, tid_b[] = NAME ISID_B;
+	u32 tid_len = round_up(4 + sizeof(tid_a), 4);
+	u8 *d;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(prout_on(&ut_nexus, 0, 0, 0xa, 0), UT_GOOD);
+	CHECK(itl_a()->pr_reg && !itl_b()->pr_reg);
+	/* B is not registered: its key is refused */
+	EXPECT(prout_on(&nx_b, 1, 0xa, 0, 3), UT_CONFLICT);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg && itl_b()->pr_reg != itl_a()->pr_reg &&
+	      itl_b()->pr_reg->mapped_lun == B_LUN);
+	EXPECT(on(&nx_b, C(0x5e, 0, 0, 0, 0, 0, 0, 0, 64, 0), 64, IN),
+	       UT_GOOD);
+	CHECK_BYTES(4, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0xa,
+		    0, 0, 0, 0, 0, 0, 0, 0xb);
+	/* A reserves Exclusive Access: B's WRITE and READ conflict */
+	EXPECT(prout_on(&ut_nexus, 1, 0xa, 0, 3), UT_GOOD);
+	CHECK(ut_cdev.pr_holder == itl_a()->pr_reg &&
+	      test_bit(TCMX_GATE_PR, &ut_dev.gate));
+	EXPECT(write_on(&nx_b), UT_CONFLICT);
+	EXPECT(on(&nx_b, C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN),
+	       UT_CONFLICT);
+	EXPECT(write_on(&ut_nexus), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+
+	/* READ FULL STATUS: A holds it; both TransportIDs carry the ISID */
+	EXPECT(on(&nx_b, C(0x5e, 3, 0, 0, 0, 0, 0, 2, 0, 0), 512, IN),
+	       UT_GOOD);
+	CHECK(get_unaligned_be32(&ut_data[4]) == 2 * (24 + tid_len));
+	d = &ut_data[8];
+	CHECK(get_unaligned_be64(&d[0]) == 0xa && d[12] == 1 && d[13] == 3 &&
+	      get_unaligned_be32(&d[20]) == tid_len && d[24] == 0x45 &&
+	      get_unaligned_be16(&d[26]) == tid_len - 4 &&
+	      !strcmp((char *)&d[28], tid_a));
+	d += 24 + tid_len;
+	CHECK(get_unaligned_be64(&d[0]) == 0xb && d[12] == 0 &&
+	      d[24] == 0x45 && !strcmp((char *)&d[28], tid_b));
+
+	/* PREEMPT by B: A loses its registration, told so; B is not */
+	EXPECT(prout_on(&nx_b, 4, 0xb, 0xa, 3), UT_GOOD);
+	CHECK(!itl_a()->pr_reg && itl_a()->ua[0] == TCMX_SENSE_UA_REG_PREEMPTED &&
+	      !itl_b()->ua_count);
+	EXPECT(write_on(&ut_nexus), TCMX_SENSE_UA_REG_PREEMPTED);
+	EXPECT(write_on(&ut_nexus), UT_CONFLICT);
+	EXPECT(prout_on(&nx_b, 3, 0xb, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(!ut_dev.gate && list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
+/*
+ * An SPC-2 reservation is its I_T nexus's: the other session conflicts,
+ * and it ends when that nexus does (I_T nexus loss).  A registration
+ * stays, and a nexus of the same identity has it again, with POWER ON.
+ */
+static void nexus_loss(void)
+{
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&ut_nexus, C(0x16), 0, NONE), UT_GOOD);	/* RESERVE(6) */
+	CHECK(ut_cdev.spc2_nexus == &ut_nexus);
+	EXPECT(write_on(&nx_b), UT_CONFLICT);
+	EXPECT(write_on(&ut_nexus), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+	tcmx_itl_del(&ut_nexus, 0);		/* A's session ends */
+	CHECK(!ut_cdev.spc2_holder && !ut_dev.gate);
+	EXPECT(write_on(&nx_b), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512);
+
+	/* B registers, its session ends, a new one of B's identity comes */
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	tcmx_itl_del(&nx_b, B_LUN);
+	CHECK(!list_empty(&ut_cdev.pr_regs));
+	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
+	CHECK(itl_b()->pr_reg && itl_b()->pr_reg->key == 0xb &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	/* A again, with another ISID: not B's registration */
+	strcpy(ut_nexus.port_id, ",i,0x23d000000003");
+	CHECK(tcmx_itl_add(&ut_nexus, 0, &ut_luns[0]) == itl_a());
+	CHECK(!itl_a()->pr_reg);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(prout_on(&nx_b, 3, 0xb, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(!itl_b()->pr_reg && list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
+void ut_test_nexus(void)
+{
+	nexus_unit_attentions();
+	ut_fixture_reset();
+	nexus_reservations();
+	ut_fixture_reset();
+	nexus_loss();
+}
