@@ -35,6 +35,7 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <scsi/scsi_proto.h>
@@ -501,7 +502,8 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 
 	if (!d || !cmd->lun || !READ_ONCE(dev->attrib.emulate_pr))
 		return TCMX_GOOD;
-	/* the state of the command's I_T_L nexus: the submitter's RCU */
+	/* the command's I_T_L nexus (xcopy.c asks from outside one) */
+	rcu_read_lock();
 	itl = tcmx_cmd_itl(cmd);
 	do {
 		seq = read_seqcount_begin(&cd->pr_seq);
@@ -511,6 +513,7 @@ enum tcmx_status tcmx_pr_check(struct tcmx_cmd *cmd,
 		v.type = READ_ONCE(cd->pr_type);
 		v.reg = itl ? READ_ONCE(itl->pr_reg) : NULL;
 	} while (read_seqcount_retry(&cd->pr_seq, seq));
+	rcu_read_unlock();
 	return pr_conflicts(&v, cmd, d) ? TCMX_CONFLICT : TCMX_GOOD;
 }
 
