@@ -143,10 +143,10 @@ void tcmx_alua_update_gate(struct tcmx_dev *dev)
  * cd->lock held.  The gate's bit is set before a refusing state shows,
  * and cleared after the last one is gone.  A change of state is an
  * ASYMMETRIC ACCESS STATE CHANGED for every I_T nexus to the device but
- * @except's (the one a SET TARGET PORT GROUPS came from).
+ * the one the SET TARGET PORT GROUPS @except came on.
  */
 void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
-			 u8 state, u8 status, struct tcmx_lun *except)
+			 u8 state, u8 status, struct tcmx_cmd *except)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	bool changed = gp->access_state != state;
@@ -157,8 +157,10 @@ void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
 	WRITE_ONCE(gp->access_state, state);
 	gp->access_status = status;
 	tcmx_alua_update_gate(dev);
-	if (changed)
-		tcmx_ua_dev(dev, except, TCMX_SENSE_UA_ALUA_CHANGED);
+	if (changed && except)
+		tcmx_ua_dev_others(dev, except, TCMX_SENSE_UA_ALUA_CHANGED);
+	else if (changed)
+		tcmx_ua_dev(dev, NULL, TCMX_SENSE_UA_ALUA_CHANGED);
 }
 
 /* ---- REPORT TARGET PORT GROUPS --------------------------------------- */
@@ -290,7 +292,7 @@ static enum tcmx_status alua_set_tpgs_apply(struct tcmx_cmd *cmd,
 		tcmx_alua_set_state(dev, alua_find_gp(dev,
 					get_unaligned_be16(&p[at + 2])),
 				    p[at] & SCSI_ACCESS_STATE_MASK,
-				    TCMX_ALUA_STATUS_EXPLICIT, cmd->lun);
+				    TCMX_ALUA_STATUS_EXPLICIT, cmd);
 	return TCMX_GOOD;
 }
 

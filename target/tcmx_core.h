@@ -561,7 +561,7 @@ enum tcmx_status tcmx_alua_check(struct tcmx_cmd *cmd,
 				 const struct tcmx_cmd_desc *d);
 void tcmx_alua_update_gate(struct tcmx_dev *dev);
 void tcmx_alua_set_state(struct tcmx_dev *dev, struct tcmx_tg_pt_gp *gp,
-			 u8 state, u8 status, struct tcmx_lun *except);
+			 u8 state, u8 status, struct tcmx_cmd *except);
 /* the rows' ->parse, and their ->execute, in a worker */
 enum tcmx_status tcmx_alua_parse_report_tpgs(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_alua_report_tpgs(struct tcmx_cmd *cmd);

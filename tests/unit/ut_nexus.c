@@ -122,6 +122,15 @@ static void nexus_unit_attentions(void)
 	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_MODE_CHANGED);
 	CHECK(ut_sense[12] == 0x2a && ut_sense[13] == 0x01);
 
+	/* SET TARGET PORT GROUPS on B (Active/NonOptimized): A only */
+	ut_out = (const u8 []){ 0, 0, 0, 0, 0x01, 0, 0, 0 };
+	ut_out_len = 8;
+	EXPECT(on(&nx_b, C(0xa4, 0x0a, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0), 8, OUT),
+	       UT_GOOD);
+	CHECK(itl_a()->ua_count == 1 && !itl_b()->ua_count &&
+	      ut_cdev.default_tg_pt_gp.access_state == 1);
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_ALUA_CHANGED);
+
 	/* a LUN RESET: every I_T nexus of the unit; a nexus's own reset too */
 	tcmx_nexus_reset(&nx_b, B_LUN);
 	CHECK(itl_a()->ua[0] == TCMX_SENSE_UA_DEVICE_RESET &&

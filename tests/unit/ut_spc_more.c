@@ -195,6 +195,9 @@ static void spc_alua_states(void)
 {
 	static struct tcmx_tg_pt_gp b = { .id = 7, .access_type = 3,
 					   .supported = 0xdf };
+	/* what a SET TARGET PORT GROUPS through LUN 5 would pass */
+	struct tcmx_cmd via5 = { .nexus = &ut_nexus, .lun = &ut_luns[1],
+				 .lun_id = 5 };
 
 	list_add_tail(&b.node, &ut_cdev.tg_pt_gps);
 	ut_luns[1].tg_pt_gp = &b;
@@ -224,13 +227,13 @@ static void spc_alua_states(void)
 	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, IN, 0), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 512);
 	/* Unavailable: not READ CAPACITY(16) either; Offline, Transitioning */
-	tcmx_alua_set_state(&ut_dev, &b, 3, 2, &ut_luns[1]);
+	tcmx_alua_set_state(&ut_dev, &b, 3, 2, &via5);
 	EXPECT(RUN(C(0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32), 32, IN, 5), TCMX_SENSE_ALUA_UNAVAILABLE);
 	EXPECT(RUN(C(0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0), 4, IN, 5), UT_GOOD);
 	CHECK(ut_cmd.xfer_len == 4);
-	tcmx_alua_set_state(&ut_dev, &b, 14, 2, &ut_luns[1]);
+	tcmx_alua_set_state(&ut_dev, &b, 14, 2, &via5);
 	EXPECT(RUN(C(0x3c, 0x0b, 0, 0, 0, 0, 0, 0, 4, 0), 4, IN, 5), TCMX_SENSE_ALUA_OFFLINE);
-	tcmx_alua_set_state(&ut_dev, &b, 15, 2, &ut_luns[1]);
+	tcmx_alua_set_state(&ut_dev, &b, 15, 2, &via5);
 	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0), 512, OUT, 5), TCMX_SENSE_ALUA_TRANSITIONING);
 	EXPECT(ut_stpg(0, 7, 5), TCMX_SENSE_ALUA_TRANSITIONING);
 	/* SET TARGET PORT GROUPS from LUN 0: bad lists change nothing */
