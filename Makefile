@@ -35,11 +35,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 KVERS ?= 6.1 6.12 6.1-rt 6.12-rt
 W ?= 1
 
-MODDIRS := target rd_mcp loopback
+MODDIRS := target rd_mcp loopback iscsi
 SRCS := Kbuild $(filter-out %.mod.c, \
 	$(wildcard $(foreach d,$(MODDIRS),$(d)/Kbuild $(d)/*.c $(d)/*.h)))
 B := build/$(KVER)
-KOS := target/tcmx_core.ko rd_mcp/tcmx_rd.ko loopback/tcmx_loop.ko
+KOS := target/tcmx_core.ko rd_mcp/tcmx_rd.ko loopback/tcmx_loop.ko iscsi/tcmx_iscsi.ko
 CHECKPATCH := /usr/src/linux-source-6.1/scripts/checkpatch.pl
 
 all: modules
