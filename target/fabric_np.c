@@ -48,14 +48,14 @@ struct configfs_attribute tcmx_tpg_attr_enable = {
 
 /* np/<name> */
 
+/* configfs has cut the portal from its parent by now: its type says whose */
 static void tcmx_np_release(struct config_item *item)
 {
-	struct config_group *np = to_config_group(item);
-	struct tcmx_tpg *tpg;
+	const struct tcmx_fabric *tf = container_of(item->ci_type,
+						    struct tcmx_fabric,
+						    np_type);
 
-	tpg = container_of(to_config_group(item->ci_parent), struct tcmx_tpg,
-			   np_group);
-	tpg->ops->free_np(np);
+	tf->ops->free_np(to_config_group(item));
 }
 
 static struct configfs_item_operations tcmx_np_item_ops = {
@@ -94,10 +94,7 @@ static struct configfs_group_operations tcmx_tpg_np_group_ops = {
 	.drop_item	= tcmx_np_drop,
 };
 
-/*
- * The types of tpgt_<t>/np and np/<name>.  The release of np/<name>
- * finds its TPG through its parent, which it pins until then.
- */
+/* The types of tpgt_<t>/np and np/<name>. */
 void tcmx_np_init_types(struct tcmx_fabric *tf)
 {
 	const struct tcmx_fabric_ops *ops = tf->ops;

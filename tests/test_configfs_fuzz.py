@@ -215,11 +215,13 @@ def valid(path, value, after, ctx):
 
 
 def cpu_list(s):
-    """The set of CPUs a list "a-b,c" names, or None."""
-    if not re.fullmatch(rb"\d+(-\d+)?(,\d+(-\d+)?)*", s):
+    """The set of CPUs a list "a-b,c" names (empty pieces between commas
+    are nothing, as the kernel's cpulist_parse() reads them), or None."""
+    parts = [p for p in s.split(b",") if p]
+    if not all(re.fullmatch(rb"\d+(-\d+)?", p) for p in parts):
         return None
     cpus = set()
-    for part in s.split(b","):
+    for part in parts:
         a, _, b = part.partition(b"-")
         lo, hi = int(a), int(b or a)
         if lo > hi:

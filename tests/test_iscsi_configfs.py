@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from tcmxlib import (T, Kmsg, err_of, link_lun, mk_rd, rd, tcli, tcli_ok,
+from tcmxlib import (T, Kmsg, err_of, link_lun, mk_rd, rd, tcli_ok,
                      tree_text, wr)
 from tcmxlib.configfs import map_lun, mk_acl
 from tcmxlib.iscsi_cfs import (ACL_ATTRIB, ACL_PARAM, AUTH_FILES, ISCSI,
