@@ -121,6 +121,7 @@ void tcmx_iscsi_drop_acl(struct tcmx_acl *acl);
 
 /* stats.c */
 void tcmx_iscsi_add_wwn_stats(struct tcmx_wwn *wwn);
+void tcmx_iscsi_add_acl_stats(struct tcmx_acl *acl);
 
 /* configfs.c */
 int tcmx_iscsi_cfs_init(void);

@@ -465,6 +465,7 @@ const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops = {
 	.acl_priv_size		= sizeof(struct tcmx_iscsi_acl),
 	.init_acl		= tcmx_iscsi_init_acl,
 	.drop_acl		= tcmx_iscsi_drop_acl,
+	.add_acl_stats		= tcmx_iscsi_add_acl_stats,
 };
 
 int tcmx_iscsi_cfs_init(void)

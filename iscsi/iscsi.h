@@ -142,6 +142,8 @@ struct tcmx_iscsi_acl {
 	char				tag[TCMX_ISCSI_VALUE_LEN];
 	struct tcmx_iscsi_tpg		*tpg;
 	struct list_head		node;		/* tpg->acls */
+	/* fabric_statistics/iscsi_sess_stats */
+	struct config_group		sess_stats_group;
 };
 
 /*

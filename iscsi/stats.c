@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * $T/iscsi/<target>/fabric_statistics/: the in-tree's five read-only
- * groups of the iSCSI MIB (RFC 4544), file for file.  Counters the
+ * groups of the iSCSI MIB (RFC 4544), and an ACL's
+ * fabric_statistics/iscsi_sess_stats, file for file.  Counters the
  * protocol does not keep yet read 0.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,13 +18,27 @@ enum tcmx_iscsi_stat_kind {
 	TCMX_STAT_TEXT,		/* a constant text */
 };
 
+static const struct config_item_type tcmx_iscsi_sess_stats_type;
+
+/* the target of a group in <target>/ or acls/<i>/fabric_statistics/ */
+static struct tcmx_iscsi_tiqn *tcmx_iscsi_stat_tiqn(struct config_item *item)
+{
+	struct config_group *parent = to_config_group(item->ci_parent);
+	struct tcmx_acl *acl;
+
+	if (item->ci_type == &tcmx_iscsi_sess_stats_type) {
+		acl = container_of(parent, struct tcmx_acl, stats_group);
+		return to_iscsi_tpg(acl->tpg)->tiqn;
+	}
+	return to_iscsi_tiqn(container_of(parent, struct tcmx_wwn,
+					  stats_group));
+}
+
 static ssize_t tcmx_iscsi_stat_show(struct config_item *item,
 				    enum tcmx_iscsi_stat_kind kind,
 				    const char *text, char *page)
 {
-	struct tcmx_wwn *wwn = container_of(to_config_group(item->ci_parent),
-					    struct tcmx_wwn, stats_group);
-	struct tcmx_iscsi_tiqn *tiqn = to_iscsi_tiqn(wwn);
+	struct tcmx_iscsi_tiqn *tiqn = tcmx_iscsi_stat_tiqn(item);
 	struct tcmx_iscsi_tpg *tpg;
 	struct tcmx_iscsi_np *np;
 	u32 n = 0;
@@ -161,6 +176,34 @@ static struct configfs_attribute *tcmx_iscsi_logout_stats_attrs[] = {
 	NULL,
 };
 
+TCMX_ISCSI_STAT_FILE(sess_stats, inst, TCMX_STAT_INST, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, node, TCMX_STAT_ONE, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, indx, TCMX_STAT_ZERO, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, cmd_pdus, TCMX_STAT_ZERO, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, rsp_pdus, TCMX_STAT_ZERO, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, txdata_octs, TCMX_STAT_ZERO, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, rxdata_octs, TCMX_STAT_ZERO, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, conn_digest_errors, TCMX_STAT_ZERO, NULL)
+TCMX_ISCSI_STAT_FILE(sess_stats, conn_timeout_errors, TCMX_STAT_ZERO, NULL)
+
+static struct configfs_attribute *tcmx_iscsi_sess_stats_attrs[] = {
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, inst)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, node)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, indx)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, cmd_pdus)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, rsp_pdus)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, txdata_octs)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, rxdata_octs)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, conn_digest_errors)
+	TCMX_ISCSI_STAT_ENTRY(sess_stats, conn_timeout_errors)
+	NULL,
+};
+
+static const struct config_item_type tcmx_iscsi_sess_stats_type = {
+	.ct_owner	= THIS_MODULE,
+	.ct_attrs	= tcmx_iscsi_sess_stats_attrs,
+};
+
 static const struct config_item_type tcmx_iscsi_stat_types[] = {
 	{ .ct_owner = THIS_MODULE, .ct_attrs = tcmx_iscsi_instance_attrs },
 	{ .ct_owner = THIS_MODULE, .ct_attrs = tcmx_iscsi_sess_err_attrs },
@@ -188,4 +231,13 @@ void tcmx_iscsi_add_wwn_stats(struct tcmx_wwn *wwn)
 		configfs_add_default_group(&tiqn->stat_groups[i],
 					   &wwn->stats_group);
 	}
+}
+
+void tcmx_iscsi_add_acl_stats(struct tcmx_acl *acl)
+{
+	struct tcmx_iscsi_acl *a = to_iscsi_acl(acl);
+
+	config_group_init_type_name(&a->sess_stats_group, "iscsi_sess_stats",
+				    &tcmx_iscsi_sess_stats_type);
+	configfs_add_default_group(&a->sess_stats_group, &acl->stats_group);
 }

@@ -3,7 +3,7 @@
  * Node ACLs, LUN masking and the I_T nexus maps:
  *
  *   $T/<fabric>/<wwn>/tpgt_<t>/acls/<initiator>/	fabric files,
- *						attrib/, auth/, param/
+ *				attrib/, auth/, param/, fabric_statistics/
  *   .../acls/<initiator>/lun_<m>/<alias> -> tpgt_<t>/lun/lun_<l>
  *   .../acls/<initiator>/lun_<m>/write_protect
  *
@@ -458,6 +458,10 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 			&tf->acl_auth_type);
 	tcmx_cfs_subdir(&acl->group, &acl->param_group, "param",
 			&tf->acl_param_type);
+	tcmx_cfs_subdir(&acl->group, &acl->stats_group, "fabric_statistics",
+			&tf->acl_stats_type);
+	if (tf->ops->add_acl_stats)
+		tf->ops->add_acl_stats(acl);
 
 	/* the initiator's nexuses leave demo mode: nothing mapped yet */
 	mutex_lock(&tcmx_cfs_mutex);
@@ -519,4 +523,5 @@ void tcmx_acl_init_types(struct tcmx_fabric *tf)
 			   ops->acl_param_attrs);
 	tcmx_cfs_init_type(&tf->mapped_lun_type, m, &tcmx_mapped_item_ops,
 			   NULL, tcmx_mapped_attrs);
+	tcmx_cfs_init_type(&tf->acl_stats_type, m, NULL, NULL, NULL);
 }

@@ -315,6 +315,7 @@ struct tcmx_acl {
 	struct list_head		node;	/* tpg->acls */
 	struct xarray			mapped;	/* m -> struct tcmx_mapped_lun */
 	void				*fabric_priv;	/* acl_priv_size bytes */
+	struct config_group		stats_group;	/* fabric_statistics/ */
 };
 
 static inline const char *tcmx_acl_name(struct tcmx_acl *acl)
@@ -494,6 +495,8 @@ struct tcmx_fabric_ops {
 	size_t		acl_priv_size;
 	int		(*init_acl)(struct tcmx_acl *acl);
 	void		(*drop_acl)(struct tcmx_acl *acl);
+	/* after acls/<initiator>/fabric_statistics/ exists: add its groups */
+	void		(*add_acl_stats)(struct tcmx_acl *acl);
 };
 
 static inline struct tcmx_tpg *tcmx_item_to_tpg(struct config_item *item)

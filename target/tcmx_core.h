@@ -93,6 +93,7 @@ struct tcmx_fabric {
 	struct config_item_type		tpg_auth_type;		/* auth/ */
 	struct config_item_type		tpg_np_type;		/* np/ */
 	struct config_item_type		np_type;		/* np/<name> */
+	struct config_item_type		acl_stats_type;	/* fabric_statistics/ */
 	/* tpgt_<t>/: enable (with ->tpg_enable()) and ops->tpg_attrs */
 	struct configfs_attribute	**tpg_attrs;
 	bool				in_use;		/* $T/<name> exists */

@@ -200,8 +200,8 @@ def test_tpg_defaults_ranges_and_portals(stack):
 
 def test_acl_files_and_mapped_luns(stack):
     """A node ACL's attrib/ defaults and ranges, cmdsn_depth, tag, auth/,
-    the session files without a session, and mapped LUNs with
-    write_protect."""
+    the session files without a session (and its statistics' instance,
+    the target's), and mapped LUNs with write_protect."""
     tpg = mk_iscsi_tpg(IQN)
     so = mk_rd("ia0", 16 * MiB)
     link_lun(tpg, 0, so)
@@ -233,6 +233,9 @@ def test_acl_files_and_mapped_luns(stack):
     for f in ACL_PARAM:
         assert rd(acl + "/param/" + f) == "No Active iSCSI Session\n", f
         assert err_of(wr, acl + "/param/" + f, "1") != 0
+    st = acl + "/fabric_statistics/iscsi_sess_stats/"
+    wst = os.path.dirname(tpg) + "/fabric_statistics/iscsi_instance/"
+    assert int(rd(st + "inst")) == int(rd(wst + "inst"))
     au = acl + "/auth/"
     assert sorted(os.listdir(au)) == sorted(AUTH_FILES)
     assert rd(au + "authenticate_target") == "0\n"
