@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tcmx: three out-of-tree modules, built per kernel in build/<kver>/ so the
+# tcmx: four out-of-tree modules, built per kernel in build/<kver>/ so the
 # .ko for several kernels coexist (6.1's kbuild cannot put external-module
 # output anywhere but M=). Tests and the demo run in a QEMU VM (tools/vm).
 #
@@ -128,6 +128,7 @@ load:
 	insmod build/$(RUNNING)/target/tcmx_core.ko
 	insmod build/$(RUNNING)/rd_mcp/tcmx_rd.ko
 	insmod build/$(RUNNING)/loopback/tcmx_loop.ko
+	insmod build/$(RUNNING)/iscsi/tcmx_iscsi.ko
 
 unload:
 	cd tools && /usr/bin/python3 -m tcmxlib clean
