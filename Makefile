@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tcmx: three out-of-tree modules, built per kernel in build/<kver>/ so the
+# tcmx: four out-of-tree modules, built per kernel in build/<kver>/ so the
 # .ko for several kernels coexist (6.1's kbuild cannot put external-module
 # output anywhere but M=). Tests and the demo run in a QEMU VM (tools/vm).
 #
@@ -35,11 +35,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 KVERS ?= 6.1 6.12 6.1-rt 6.12-rt
 W ?= 1
 
-MODDIRS := target rd_mcp loopback
+MODDIRS := target rd_mcp loopback iscsi
 SRCS := Kbuild $(filter-out %.mod.c, \
 	$(wildcard $(foreach d,$(MODDIRS),$(d)/Kbuild $(d)/*.c $(d)/*.h)))
 B := build/$(KVER)
-KOS := target/tcmx_core.ko rd_mcp/tcmx_rd.ko loopback/tcmx_loop.ko
+KOS := target/tcmx_core.ko rd_mcp/tcmx_rd.ko loopback/tcmx_loop.ko iscsi/tcmx_iscsi.ko
 CHECKPATCH := /usr/src/linux-source-6.1/scripts/checkpatch.pl
 
 all: modules
@@ -128,6 +128,7 @@ load:
 	insmod build/$(RUNNING)/target/tcmx_core.ko
 	insmod build/$(RUNNING)/rd_mcp/tcmx_rd.ko
 	insmod build/$(RUNNING)/loopback/tcmx_loop.ko
+	insmod build/$(RUNNING)/iscsi/tcmx_iscsi.ko
 
 unload:
 	cd tools && /usr/bin/python3 -m tcmxlib clean

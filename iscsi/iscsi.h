@@ -28,10 +28,10 @@
 #define TCMX_ISCSI_PORT		3260
 
 /*
- * The negotiable keys of tpgt_<t>/param/, in the in-tree order:
- * X(id, "Name", kind, "default").  The kinds are RFC 7143's: a list of
- * values, a boolean ANDed or ORed, a number whose minimum or maximum
- * wins, or a declarative value.
+ * The negotiable keys of tpgt_<t>/param/ (keys.h: name, kind, default,
+ * range).  The kinds are RFC 7143's: a list of values, a boolean ANDed
+ * or ORed, a number whose minimum or maximum wins, or a declarative
+ * value.
  */
 enum tcmx_iscsi_key_kind {
 	TCMX_KEY_LIST,		/* AuthMethod, digests: first common */
@@ -44,33 +44,11 @@ enum tcmx_iscsi_key_kind {
 	TCMX_KEY_RANGE,		/* IFMarkInt/OFMarkInt: "a~b" or Reject */
 };
 
-#define TCMX_ISCSI_KEYS(X)						\
-	X(AUTH_METHOD,	"AuthMethod",		TCMX_KEY_LIST,	"CHAP") \
-	X(HEADER_DIGEST, "HeaderDigest",	TCMX_KEY_LIST,	"CRC32C,None") \
-	X(DATA_DIGEST,	"DataDigest",		TCMX_KEY_LIST,	"CRC32C,None") \
-	X(MAX_CONNECTIONS, "MaxConnections",	TCMX_KEY_MIN,	"1")	\
-	X(TARGET_ALIAS,	"TargetAlias",		TCMX_KEY_DECL,	"LIO Target") \
-	X(INITIAL_R2T,	"InitialR2T",		TCMX_KEY_OR,	"Yes")	\
-	X(IMMEDIATE_DATA, "ImmediateData",	TCMX_KEY_AND,	"Yes")	\
-	X(MAX_RECV_DSL,	"MaxRecvDataSegmentLength", TCMX_KEY_DECL_NUM, "8192") \
-	X(MAX_XMIT_DSL,	"MaxXmitDataSegmentLength", TCMX_KEY_DECL_NUM, "262144") \
-	X(MAX_BURST,	"MaxBurstLength",	TCMX_KEY_MIN,	"262144") \
-	X(FIRST_BURST,	"FirstBurstLength",	TCMX_KEY_MIN,	"65536") \
-	X(TIME2WAIT,	"DefaultTime2Wait",	TCMX_KEY_MAX,	"2")	\
-	X(TIME2RETAIN,	"DefaultTime2Retain",	TCMX_KEY_MIN,	"20")	\
-	X(MAX_R2T,	"MaxOutstandingR2T",	TCMX_KEY_MIN,	"1")	\
-	X(DATA_PDU_IN_ORDER, "DataPDUInOrder",	TCMX_KEY_OR,	"Yes")	\
-	X(DATA_SEQ_IN_ORDER, "DataSequenceInOrder", TCMX_KEY_OR, "Yes") \
-	X(ERL,		"ErrorRecoveryLevel",	TCMX_KEY_MIN,	"0")	\
-	X(IFMARKER,	"IFMarker",		TCMX_KEY_AND,	"No")	\
-	X(OFMARKER,	"OFMarker",		TCMX_KEY_AND,	"No")	\
-	X(IFMARKINT,	"IFMarkInt",		TCMX_KEY_RANGE,	"Reject") \
-	X(OFMARKINT,	"OFMarkInt",		TCMX_KEY_RANGE,	"Reject")
-
 enum tcmx_iscsi_key {
-#define TCMX_ISCSI_KEY_ENUM(_id, _name, _kind, _def)	TCMX_ISCSI_KEY_##_id,
-	TCMX_ISCSI_KEYS(TCMX_ISCSI_KEY_ENUM)
-#undef TCMX_ISCSI_KEY_ENUM
+#define TCMX_ISCSI_KEY(_id, _name, _kind, _def, _min, _max)		\
+	TCMX_ISCSI_KEY_##_id,
+#include "keys.h"
+#undef TCMX_ISCSI_KEY
 	TCMX_ISCSI_KEY_NR
 };
 
@@ -81,54 +59,33 @@ struct tcmx_iscsi_key_info {
 	u32				min, max;	/* numbers */
 };
 
-/* params.c: the table, and the check a configured value must pass */
+/*
+ * params.c: the table, and the check a value must pass (0 or -EINVAL,
+ * silently: the caller says who refused what)
+ */
 extern const struct tcmx_iscsi_key_info tcmx_iscsi_keys[TCMX_ISCSI_KEY_NR];
 int tcmx_iscsi_key_check(enum tcmx_iscsi_key key, const char *value);
 
 /*
- * TPG attrib/ (u32 each): X(name, default, min, max), the in-tree's
- * defaults and ranges.
+ * TPG attrib/ (u32 each; tpg_attrib.h: the in-tree's defaults and
+ * ranges).  The list expands to "u32 a, b, ..., : 0;" (as struct
+ * tcmx_dev_attrib does).
  */
-#define TCMX_ISCSI_TPG_ATTRIBS(X)					\
-	X(authentication,		1,	0,	1)		\
-	X(login_timeout,		15,	5,	30)		\
-	X(netif_timeout,		2,	2,	15)		\
-	X(generate_node_acls,		0,	0,	1)		\
-	X(default_cmdsn_depth,		64,	1,	512)		\
-	X(cache_dynamic_acls,		0,	0,	1)		\
-	X(demo_mode_write_protect,	1,	0,	1)		\
-	X(prod_mode_write_protect,	0,	0,	1)		\
-	X(demo_mode_discovery,		1,	0,	1)		\
-	X(default_erl,			0,	0,	2)		\
-	X(t10_pi,			0,	0,	1)		\
-	X(fabric_prot_type,		0,	0,	3)		\
-	X(tpg_enabled_sendtargets,	1,	0,	1)		\
-	X(login_keys_workaround,	1,	0,	1)
-
 struct tcmx_iscsi_tpg_attrib {
-#define TCMX_ISCSI_ATTRIB_FIELD(_name, _def, _min, _max)	u32 _name;
-	TCMX_ISCSI_TPG_ATTRIBS(TCMX_ISCSI_ATTRIB_FIELD)
-#undef TCMX_ISCSI_ATTRIB_FIELD
+	u32
+#define TCMX_ISCSI_TPG_ATTRIB(_name, _def, _min, _max)	_name,
+#include "tpg_attrib.h"
+#undef TCMX_ISCSI_TPG_ATTRIB
+	: 0;
 };
 
-/*
- * ACL attrib/ (u32 each, authentication: -1 = the TPG's): X(name,
- * default, min, max)
- */
-#define TCMX_ISCSI_ACL_ATTRIBS(X)					\
-	X(dataout_timeout,		3,	2,	60)		\
-	X(dataout_timeout_retries,	5,	1,	15)		\
-	X(default_erl,			0,	0,	2)		\
-	X(nopin_timeout,		15,	0,	60)		\
-	X(nopin_response_timeout,	30,	5,	60)		\
-	X(random_datain_pdu_offsets,	0,	0,	1)		\
-	X(random_datain_seq_offsets,	0,	0,	1)		\
-	X(random_r2t_offsets,		0,	0,	1)
-
+/* ACL attrib/ (u32 each; acl_attrib.h), authentication: -1 = the TPG's */
 struct tcmx_iscsi_acl_attrib {
-#define TCMX_ISCSI_ATTRIB_FIELD(_name, _def, _min, _max)	u32 _name;
-	TCMX_ISCSI_ACL_ATTRIBS(TCMX_ISCSI_ATTRIB_FIELD)
-#undef TCMX_ISCSI_ATTRIB_FIELD
+	u32
+#define TCMX_ISCSI_ACL_ATTRIB(_name, _def, _min, _max)	_name,
+#include "acl_attrib.h"
+#undef TCMX_ISCSI_ACL_ATTRIB
+	: 0;
 	s32	authentication;		/* -1: inherit the TPG's */
 };
 
@@ -145,6 +102,9 @@ struct tcmx_iscsi_tiqn {
 	struct tcmx_wwn			wwn;
 	struct list_head		node;		/* tcmx_iscsi_tiqns */
 	struct list_head		tpgs;		/* tcmx_iscsi_tpg.node */
+	u32				index;		/* statistics' inst */
+	/* fabric_statistics/iscsi_{instance,sess_err,tgt_attr,...} */
+	struct config_group		stat_groups[5];
 };
 
 /* A TPG (iscsi/<name>/tpgt_<t>). */
@@ -160,6 +120,7 @@ struct tcmx_iscsi_tpg {
 					     [TCMX_ISCSI_VALUE_LEN];
 	/* the protocol's, see session.c */
 	void				*proto;
+	struct list_head		acls;		/* tcmx_iscsi_acl.node */
 };
 
 /* A portal (tpgt_<t>/np/<ip>:<port>). */
@@ -179,6 +140,10 @@ struct tcmx_iscsi_acl {
 	struct tcmx_iscsi_acl_attrib	attrib;
 	u32				cmdsn_depth;
 	char				tag[TCMX_ISCSI_VALUE_LEN];
+	struct tcmx_iscsi_tpg		*tpg;
+	struct list_head		node;		/* tpg->acls */
+	/* fabric_statistics/iscsi_sess_stats */
+	struct config_group		sess_stats_group;
 };
 
 /*

@@ -3,7 +3,7 @@
  * Node ACLs, LUN masking and the I_T nexus maps:
  *
  *   $T/<fabric>/<wwn>/tpgt_<t>/acls/<initiator>/	fabric files,
- *						attrib/, auth/, param/
+ *				attrib/, auth/, param/, fabric_statistics/
  *   .../acls/<initiator>/lun_<m>/<alias> -> tpgt_<t>/lun/lun_<l>
  *   .../acls/<initiator>/lun_<m>/write_protect
  *
@@ -441,26 +441,44 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 {
 	struct tcmx_tpg *tpg = container_of(group, struct tcmx_tpg, acl_group);
 	struct tcmx_fabric *tf = tpg->wwn->fabric;
+	size_t priv = tf->ops->acl_priv_size;
 	struct tcmx_acl *acl;
 	struct tcmx_nexus *n;
+	int ret;
 
 	if (!tcmx_acl_name_ok(name)) {
 		pr_err("tpgt_%u: ACL name %.64s is not an initiator port name\n",
 		       tpg->tag, name);
 		return ERR_PTR(-EINVAL);
 	}
-	acl = kzalloc(sizeof(*acl), GFP_KERNEL);
+	/* the fabric's data right after the ACL, aligned as kmalloc is */
+	acl = kzalloc(ALIGN(sizeof(*acl), ARCH_KMALLOC_MINALIGN) + priv,
+		      GFP_KERNEL);
 	if (!acl)
 		return ERR_PTR(-ENOMEM);
 	acl->tpg = tpg;
+	if (priv)
+		acl->fabric_priv = (char *)acl +
+				   ALIGN(sizeof(*acl), ARCH_KMALLOC_MINALIGN);
 	xa_init(&acl->mapped);
 	config_group_init_type_name(&acl->group, name, &tf->acl_type);
+	if (tf->ops->init_acl) {
+		ret = tf->ops->init_acl(acl);
+		if (ret) {
+			kfree(acl);
+			return ERR_PTR(ret);
+		}
+	}
 	tcmx_cfs_subdir(&acl->group, &acl->attrib_group, "attrib",
 			&tf->acl_attrib_type);
 	tcmx_cfs_subdir(&acl->group, &acl->auth_group, "auth",
 			&tf->acl_auth_type);
 	tcmx_cfs_subdir(&acl->group, &acl->param_group, "param",
 			&tf->acl_param_type);
+	tcmx_cfs_subdir(&acl->group, &acl->stats_group, "fabric_statistics",
+			&tf->acl_stats_type);
+	if (tf->ops->add_acl_stats)
+		tf->ops->add_acl_stats(acl);
 
 	/* the initiator's nexuses leave demo mode: nothing mapped yet */
 	mutex_lock(&tcmx_cfs_mutex);
@@ -479,6 +497,9 @@ static void tcmx_acl_drop(struct config_group *group, struct config_item *item)
 	struct tcmx_acl *acl = to_acl(item);
 	struct tcmx_nexus *n;
 
+	/* the fabric ends the initiator's sessions */
+	if (acl->tpg->ops->drop_acl)
+		acl->tpg->ops->drop_acl(acl);
 	mutex_lock(&tcmx_cfs_mutex);
 	list_del(&acl->node);
 	list_for_each_entry(n, &acl->tpg->nexuses, node)
@@ -519,4 +540,5 @@ void tcmx_acl_init_types(struct tcmx_fabric *tf)
 			   ops->acl_param_attrs);
 	tcmx_cfs_init_type(&tf->mapped_lun_type, m, &tcmx_mapped_item_ops,
 			   NULL, tcmx_mapped_attrs);
+	tcmx_cfs_init_type(&tf->acl_stats_type, m, NULL, NULL, NULL);
 }

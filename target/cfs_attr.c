@@ -2,7 +2,7 @@
 /*
  * tcmx_core: the one mechanism for configfs files backed by a field with
  * a rule (struct tcmx_cfs_attr, tcmx_core.h), which serves a device's own
- * files, attrib/, wwn/, alua/<group>/ and iscsi's discovery_auth/; and
+ * files, attrib/, wwn/ and alua/<group>/; and
  * tcmx_cfs_strip(), the text of any configfs write, and
  * tcmx_parse_index(), the name of a numbered directory.  It knows no
  * directory: each home (struct tcmx_cfs_home) says how its object is

@@ -126,15 +126,11 @@ static int __init tcmx_core_init(void)
 	ret = tcmx_transport_init();
 	if (ret)
 		return ret;
-	ret = tcmx_iscsi_init();
-	if (ret)
-		goto out_transport;
-
 	config_group_init(&tcmx_subsys.su_group);
 	mutex_init(&tcmx_subsys.su_mutex);
 	ret = tcmx_core_dir_init(&tcmx_subsys.su_group);
 	if (ret)
-		goto out_iscsi;
+		goto out_transport;
 
 	/* last: once registered, user space can reach everything */
 	ret = configfs_register_subsystem(&tcmx_subsys);
@@ -152,8 +148,6 @@ static int __init tcmx_core_init(void)
 
 out_core_dir:
 	tcmx_core_dir_exit();
-out_iscsi:
-	tcmx_iscsi_exit();
 out_transport:
 	tcmx_transport_exit();
 	return ret;
@@ -163,7 +157,6 @@ static void __exit tcmx_core_exit(void)
 {
 	configfs_unregister_subsystem(&tcmx_subsys);
 	tcmx_core_dir_exit();
-	tcmx_iscsi_exit();
 	tcmx_transport_exit();
 	pr_info("tcmx target core unloaded\n");
 }

@@ -2,13 +2,14 @@
 /*
  * The fabric side of the configfs tree and the fabric registry:
  *
- *   $T/<fabric>/			version, discovery_auth/
+ *   $T/<fabric>/			version (or the fabric's files),
+ *					discovery_auth/
  *   $T/<fabric>/<wwn>/			param/, fabric_statistics/
  *   $T/<fabric>/<wwn>/tpgt_<t>/	fabric files, lun/, acls/, attrib/,
- *					param/
+ *					param/, auth/, np/
  *
- * tpgt_<t>/lun/lun_<n> is lun.c's, tpgt_<t>/acls/ acl.c's; the "iscsi"
- * placeholder is iscsi.c's.
+ * tpgt_<t>/lun/lun_<n> is lun.c's, tpgt_<t>/acls/ acl.c's, tpgt_<t>/np/
+ * and enable fabric_np.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -79,6 +80,9 @@ static struct config_group *tcmx_tpg_make(struct config_group *group,
 			&tf->tpg_attrib_type);
 	tcmx_cfs_subdir(&tpg->group, &tpg->param_group, "param",
 			&tf->tpg_param_type);
+	tcmx_cfs_subdir(&tpg->group, &tpg->np_group, "np", &tf->tpg_np_type);
+	tcmx_cfs_subdir(&tpg->group, &tpg->auth_group, "auth",
+			&tf->tpg_auth_type);
 	return &tpg->group;
 }
 
@@ -156,6 +160,8 @@ static struct config_group *tcmx_wwn_make(struct config_group *group,
 			&tf->wwn_param_type);
 	tcmx_cfs_subdir(&wwn->group, &wwn->stats_group, "fabric_statistics",
 			&tf->wwn_stats_type);
+	if (tf->ops->add_wwn_stats)
+		tf->ops->add_wwn_stats(wwn);
 	return &wwn->group;
 }
 
@@ -231,8 +237,25 @@ struct config_group *tcmx_fabric_make_dir(const char *name)
 
 /* Registration */
 
-int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
-		    struct configfs_attribute **discovery_attrs)
+/* tpgt_<t>/'s files: enable if the fabric has it, then the fabric's */
+static struct configfs_attribute **
+tcmx_fabric_tpg_attrs(const struct tcmx_fabric_ops *ops)
+{
+	struct configfs_attribute **attrs;
+	size_t n = 0, i = 0;
+
+	while (ops->tpg_attrs && ops->tpg_attrs[n])
+		n++;
+	attrs = kcalloc(n + 2, sizeof(*attrs), GFP_KERNEL);
+	if (!attrs)
+		return NULL;
+	if (ops->tpg_enable)
+		attrs[i++] = &tcmx_tpg_attr_enable;
+	memcpy(attrs + i, ops->tpg_attrs, n * sizeof(*attrs));
+	return attrs;
+}
+
+static int tcmx_fabric_add(const struct tcmx_fabric_ops *ops)
 {
 	struct module *m = ops->owner;
 	struct tcmx_fabric *tf;
@@ -241,26 +264,37 @@ int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
 	if (!tf)
 		return -ENOMEM;
 	tf->ops = ops;
+	tf->tpg_attrs = tcmx_fabric_tpg_attrs(ops);
+	if (!tf->tpg_attrs) {
+		kfree(tf);
+		return -ENOMEM;
+	}
 	tcmx_cfs_init_type(&tf->fabric_type, m, &tcmx_fabric_item_ops,
-			   &tcmx_fabric_group_ops, tcmx_fabric_attrs);
+			   &tcmx_fabric_group_ops,
+			   ops->fabric_attrs ?: tcmx_fabric_attrs);
 	tcmx_cfs_init_type(&tf->discovery_type, m, NULL, NULL,
-			   discovery_attrs);
+			   ops->discovery_attrs);
 	tcmx_cfs_init_type(&tf->wwn_type, m, &tcmx_wwn_item_ops,
 			   &tcmx_wwn_group_ops, NULL);
 	tcmx_cfs_init_type(&tf->wwn_param_type, m, NULL, NULL,
 			   tcmx_wwn_param_attrs);
 	tcmx_cfs_init_type(&tf->wwn_stats_type, m, NULL, NULL, NULL);
 	tcmx_cfs_init_type(&tf->tpg_type, m, &tcmx_tpg_item_ops, NULL,
-			   ops->tpg_attrs);
+			   tf->tpg_attrs);
 	tcmx_cfs_init_type(&tf->tpg_attrib_type, m, NULL, NULL,
 			   ops->tpg_attrib_attrs);
-	tcmx_cfs_init_type(&tf->tpg_param_type, m, NULL, NULL, NULL);
+	tcmx_cfs_init_type(&tf->tpg_param_type, m, NULL, NULL,
+			   ops->tpg_param_attrs);
+	tcmx_cfs_init_type(&tf->tpg_auth_type, m, NULL, NULL,
+			   ops->tpg_auth_attrs);
+	tcmx_np_init_types(tf);
 	tcmx_lun_init_types(tf);
 	tcmx_acl_init_types(tf);
 
 	mutex_lock(&tcmx_cfs_mutex);
 	if (tcmx_fabric_find(ops->name)) {
 		mutex_unlock(&tcmx_cfs_mutex);
+		kfree(tf->tpg_attrs);
 		kfree(tf);
 		pr_err("fabric %s is already registered\n", ops->name);
 		return -EEXIST;
@@ -274,11 +308,12 @@ int tcmx_register_fabric(const struct tcmx_fabric_ops *ops)
 {
 	if (!ops->name || !ops->make_wwn || !ops->drop_wwn ||
 	    !ops->make_tpg || !ops->drop_tpg || !ops->queue_status ||
-	    !ops->max_tpgt) {
+	    !ops->max_tpgt ||
+	    (ops->make_np && (!ops->drop_np || !ops->free_np))) {
 		pr_err("fabric %s: incomplete ops\n", ops->name ?: "(null)");
 		return -EINVAL;
 	}
-	return tcmx_fabric_add(ops, NULL);
+	return tcmx_fabric_add(ops);
 }
 EXPORT_SYMBOL_GPL(tcmx_register_fabric);
 
@@ -293,6 +328,8 @@ void tcmx_unregister_fabric(const struct tcmx_fabric_ops *ops)
 	mutex_unlock(&tcmx_cfs_mutex);
 	/* $T/<name> pins the fabric's module, so it is gone by now */
 	WARN_ON(tf && tf->in_use);
+	if (tf)
+		kfree(tf->tpg_attrs);
 	kfree(tf);
 }
 EXPORT_SYMBOL_GPL(tcmx_unregister_fabric);

@@ -262,6 +262,10 @@ struct tcmx_tpg {
 	struct list_head		nexuses;	/* registered I_T nexuses */
 	struct list_head		acls;		/* acls/<initiator> */
 	unsigned int			nr_linked;	/* linked until drained */
+	struct config_group		np_group;	/* np/ */
+	struct config_group		auth_group;	/* auth/ */
+	/* tpgt_<t>/enable: written by the fabric's ->tpg_enable() */
+	bool				enabled;
 };
 
 /*
@@ -325,6 +329,8 @@ struct tcmx_acl {
 	struct tcmx_tpg			*tpg;
 	struct list_head		node;	/* tpg->acls */
 	struct xarray			mapped;	/* m -> struct tcmx_mapped_lun */
+	void				*fabric_priv;	/* acl_priv_size bytes */
+	struct config_group		stats_group;	/* fabric_statistics/ */
 };
 
 static inline const char *tcmx_acl_name(struct tcmx_acl *acl)
@@ -457,6 +463,48 @@ struct tcmx_fabric_ops {
 	struct configfs_attribute **acl_attrib_attrs;
 	struct configfs_attribute **acl_auth_attrs;
 	struct configfs_attribute **acl_param_attrs;
+
+	/*
+	 * Optional, for a network fabric (iSCSI).  Slow path, process
+	 * context, tcmx_cfs_mutex not held.
+	 *
+	 * Files of $T/<fabric>/ (instead of the core's "version") and of
+	 * its discovery_auth/, NULL-terminated.
+	 */
+	struct configfs_attribute **fabric_attrs;
+	struct configfs_attribute **discovery_attrs;
+	/* after fabric_statistics/ of a new WWN exists: add its groups */
+	void		(*add_wwn_stats)(struct tcmx_wwn *wwn);
+	/*
+	 * tpgt_<t>/enable ("0"/"1") exists iff this is set: turn the TPG on
+	 * or off and set tpg->enabled; 0 or -errno (with one pr_err).
+	 */
+	int		(*tpg_enable)(struct tcmx_tpg *tpg, bool on);
+	/* files of tpgt_<t>/param/ and tpgt_<t>/auth/ */
+	struct configfs_attribute **tpg_param_attrs;
+	struct configfs_attribute **tpg_auth_attrs;
+	/*
+	 * tpgt_<t>/np/<name>: make_np allocates a portal and returns its
+	 * group, which the core names and types (np_attrs), or an ERR_PTR
+	 * (with one pr_err); drop_np at rmdir (stop the portal), free_np
+	 * once its last reference is gone.  Without make_np, mkdir in np/
+	 * fails.
+	 */
+	struct config_group *(*make_np)(struct tcmx_tpg *tpg, const char *name);
+	void		(*drop_np)(struct tcmx_tpg *tpg, struct config_group *np);
+	void		(*free_np)(struct config_group *np);
+	struct configfs_attribute **np_attrs;
+	/*
+	 * Per-ACL data: acl_priv_size zeroed bytes at acl->fabric_priv.
+	 * init_acl after mkdir acls/<initiator> (0 or -errno, then the
+	 * mkdir fails), drop_acl at its rmdir (before the core lets go of
+	 * its mappings), both with tcmx_cfs_mutex not held.
+	 */
+	size_t		acl_priv_size;
+	int		(*init_acl)(struct tcmx_acl *acl);
+	void		(*drop_acl)(struct tcmx_acl *acl);
+	/* after acls/<initiator>/fabric_statistics/ exists: add its groups */
+	void		(*add_acl_stats)(struct tcmx_acl *acl);
 };
 
 static inline struct tcmx_tpg *tcmx_item_to_tpg(struct config_item *item)
@@ -468,6 +516,40 @@ static inline struct tcmx_tpg *tcmx_attrib_item_to_tpg(struct config_item *item)
 {
 	return container_of(to_config_group(item), struct tcmx_tpg,
 			    attrib_group);
+}
+
+static inline struct tcmx_tpg *tcmx_param_item_to_tpg(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_tpg,
+			    param_group);
+}
+
+static inline struct tcmx_tpg *tcmx_auth_item_to_tpg(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_tpg, auth_group);
+}
+
+/* acls/<initiator> and its attrib/, auth/, param/ */
+static inline struct tcmx_acl *tcmx_item_to_acl(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_acl, group);
+}
+
+static inline struct tcmx_acl *tcmx_attrib_item_to_acl(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_acl,
+			    attrib_group);
+}
+
+static inline struct tcmx_acl *tcmx_auth_item_to_acl(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_acl, auth_group);
+}
+
+static inline struct tcmx_acl *tcmx_param_item_to_acl(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tcmx_acl,
+			    param_group);
 }
 
 static inline const char *tcmx_dev_name(struct tcmx_dev *dev)

@@ -5,12 +5,12 @@
  *
  *   core.c       module init/exit, $T root: version, dbroot
  *   fabric.c     fabric registry; $T/<fabric>/<wwn>/tpgt_<t> tree
+ *   fabric_np.c  what a network fabric adds to a TPG: enable, np/<portal>
  *   lun.c        tpgt_<t>/lun/lun_<n>: link/unlink, publish/unpublish for
  *                the fast path, export accounting (cd->luns, RTPIs)
  *   acl.c        tpgt_<t>/acls/<initiator>/lun_<m>: node ACLs and their
  *                mapped LUNs; I_T nexuses and the maps the fast path
  *                looks LUNs up in
- *   iscsi.c      the "iscsi" placeholder fabric: discovery_auth/ only
  *   stats.c      <dev>/statistics/ and <lun>/statistics/ (in-tree formats)
  *   device.c     $T/core: backend registry, HBAs, devices (info, control,
  *                enable, udev_path, alias)
@@ -93,6 +93,12 @@ struct tcmx_fabric {
 	struct config_item_type		acl_auth_type;
 	struct config_item_type		acl_param_type;
 	struct config_item_type		mapped_lun_type;
+	struct config_item_type		tpg_auth_type;		/* auth/ */
+	struct config_item_type		tpg_np_type;		/* np/ */
+	struct config_item_type		np_type;		/* np/<name> */
+	struct config_item_type		acl_stats_type;	/* fabric_statistics/ */
+	/* tpgt_<t>/: enable (with ->tpg_enable()) and ops->tpg_attrs */
+	struct configfs_attribute	**tpg_attrs;
 	bool				in_use;		/* $T/<name> exists */
 };
 
@@ -281,8 +287,9 @@ ssize_t tcmx_lun_tg_pt_gp_store(struct tcmx_lun *lun, const char *page,
 
 /* fabric.c */
 struct config_group *tcmx_fabric_make_dir(const char *name);
-int tcmx_fabric_add(const struct tcmx_fabric_ops *ops,
-		    struct configfs_attribute **discovery_attrs);
+/* fabric_np.c: tpgt_<t>/np/ and enable */
+void tcmx_np_init_types(struct tcmx_fabric *tf);
+extern struct configfs_attribute tcmx_tpg_attr_enable;
 
 /* lun.c: fill in tf->tpg_lun_type (<tpg>/lun) and tf->lun_type (lun_<n>) */
 void tcmx_lun_init_types(struct tcmx_fabric *tf);
@@ -296,9 +303,6 @@ void tcmx_acl_init_types(struct tcmx_fabric *tf);
 void tcmx_acl_tpg_init(struct tcmx_tpg *tpg);
 void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg);
 
-/* iscsi.c: register / unregister the placeholder fabric */
-int tcmx_iscsi_init(void);
-void tcmx_iscsi_exit(void);
 
 /*
  * stats.c.  tcmx_stats_dev_init() adds <dev>/statistics/ and gives the

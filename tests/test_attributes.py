@@ -143,30 +143,47 @@ def test_device_text_files(stack):
         assert rd(so + "/" + f) == ""
 
 
+def iscsi_said_once(k, f):
+    """Exactly one tcmx_iscsi line since k, naming f."""
+    said = [ln for ln in k.lines() if "tcmx_iscsi: " in ln]
+    assert len(said) == 1, (f, said)
+    assert f in said[0], (f, said)
+
+
 @pytest.mark.tcmx_only
 def test_iscsi_discovery_auth(stack):
-    """The one mechanism with a global home: modes, "NULL" clears a
-    string, 0/1 for the bools, 255 bytes at most, one line per refusal."""
+    """tcmx_iscsi's discovery_auth/: modes (secrets 0600), "NULL" clears
+    a string, 0/1 for enforce_discovery_auth, authenticate_target
+    read-only and 1 only with both mutual credentials, 255 bytes at
+    most, one line per refusal."""
     isc = T + "/iscsi"
     if not os.path.isdir(isc):
         os.mkdir(isc)
     d = isc + "/discovery_auth/"
     for f, m in (("enforce_discovery_auth", 0o644),
-                 ("authenticate_target", 0o644),
+                 ("authenticate_target", 0o444),
                  ("userid", 0o644), ("password", 0o600),
                  ("userid_mutual", 0o644), ("password_mutual", 0o600)):
         assert os.stat(d + f).st_mode & 0o777 == m, f
-    for f in ("enforce_discovery_auth", "authenticate_target"):
-        assert rd(d + f) == "0\n"
-        wr(d + f, "1\n")
+    f = "enforce_discovery_auth"
+    assert rd(d + f) == "0\n"
+    wr(d + f, "1\n")
+    assert rd(d + f) == "1\n"
+    for value in ("2", "-1", "yes"):
+        k = Kmsg()
+        assert err_of(wr, d + f, value) == errno.EINVAL, (f, value)
+        iscsi_said_once(k, "discovery_auth/" + f)
         assert rd(d + f) == "1\n"
-        for value in ("2", "-1", "yes"):
-            k = Kmsg()
-            assert err_of(wr, d + f, value) == errno.EINVAL, (f, value)
-            said_once(k, "iscsi: ", "discovery_auth/" + f)
-            assert rd(d + f) == "1\n"
-        wr(d + f, "0")
-        assert rd(d + f) == "0\n"
+    wr(d + f, "0")
+    assert rd(d + f) == "0\n"
+    assert rd(d + "authenticate_target") == "0\n"
+    wr(d + "userid_mutual", "tu")
+    assert rd(d + "authenticate_target") == "0\n"
+    wr(d + "password_mutual", "tp")
+    assert rd(d + "authenticate_target") == "1\n"
+    wr(d + "userid_mutual", "NULL")
+    assert rd(d + "authenticate_target") == "0\n"
+    wr(d + "password_mutual", "NULL")
     for f in ("userid", "password", "userid_mutual", "password_mutual"):
         assert rd(d + f) == "\n"
         wr(d + f, " u s\n")
@@ -175,7 +192,7 @@ def test_iscsi_discovery_auth(stack):
         for value in ("z" * 256, "a\0b"):
             k = Kmsg()
             assert err_of(wr, d + f, value) == errno.EINVAL, (f, value)
-            said_once(k, "iscsi: ", "discovery_auth/" + f)
+            iscsi_said_once(k, "discovery_auth/" + f)
             assert rd(d + f) == "y" * 255 + "\n"
         wr(d + f, "NULL\n")
         assert rd(d + f) == "\n"

@@ -362,7 +362,8 @@ def test_only_canonical_indexes(stack):
 @pytest.mark.tcmx_only
 def test_bad_lun_index_and_iscsi(stack):
     """lun_99999 is refused (rtslib allows 0..65535); the iscsi dir
-    exists with discovery_auth but creating a target fails clearly."""
+    exists with discovery_auth, takes an iqn. target and refuses a name
+    that is none, each refusal said."""
     tpg = mk_target()
     k = Kmsg()
     assert err_of(os.mkdir, tpg + "/lun/lun_99999") != 0
@@ -379,9 +380,14 @@ def test_bad_lun_index_and_iscsi(stack):
         assert mode(d + f) == (0o600 if f.startswith("password") else 0o644)
         wr(d + f, "NULL")
     wr(d + "enforce_discovery_auth", "0")
-    assert err_of(os.mkdir, isc + "/iqn.2003-01.org.example:t1") != 0
-    assert not os.path.exists(isc + "/iqn.2003-01.org.example:t1")
-    assert len(k.lines()) >= 3, k.lines()
+    os.mkdir(isc + "/iqn.2003-01.org.example:t1")
+    assert os.path.isdir(isc + "/iqn.2003-01.org.example:t1/fabric_statistics")
+    os.rmdir(isc + "/iqn.2003-01.org.example:t1")
+    for bad in ("IQN.2003-01.org.example:t1", "iqn.x" + "y" * 219,
+                "foo.bar"):
+        assert err_of(os.mkdir, isc + "/" + bad) == errno.EINVAL, bad
+        assert not os.path.exists(isc + "/" + bad)
+    assert len(k.lines()) >= 5, k.lines()
 
 
 def test_rmdir_refusals(stack):

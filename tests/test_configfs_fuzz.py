@@ -181,6 +181,12 @@ def valid(path, value, after, ctx):
     if name == "dbroot":
         return None if one_nl(value) + b"\n" == after else \
             "shows %r" % after
+    if name == "cpus_allowed_list":
+        cpus = cpu_list(one_nl(value))
+        if cpus is None or not cpus or max(cpus) >= os.cpu_count():
+            return "accepted a value that is no list of online CPUs"
+        return None if cpu_list(after.rstrip(b"\n")) == cpus else \
+            "shows %r" % after
     if name == "cmd_completion_affinity":
         n = number(value, signed=True)
         if n is None or not (n == -1 or 0 <= n < os.cpu_count()):
@@ -206,6 +212,22 @@ def valid(path, value, after, ctx):
     if n > 0xffffffff:
         return "accepted %d, more than 32 bits" % n
     return None if shown == n else "shows %r" % after
+
+
+def cpu_list(s):
+    """The set of CPUs a list "a-b,c" names (empty pieces between commas
+    are nothing, as the kernel's cpulist_parse() reads them), or None."""
+    parts = [p for p in s.split(b",") if p]
+    if not all(re.fullmatch(rb"\d+(-\d+)?", p) for p in parts):
+        return None
+    cpus = set()
+    for part in parts:
+        a, _, b = part.partition(b"-")
+        lo, hi = int(a), int(b or a)
+        if lo > hi:
+            return None
+        cpus |= set(range(lo, min(hi, 4096) + 1))
+    return cpus
 
 
 def restore_value(path, before):

@@ -38,7 +38,7 @@ def test_modprobe_resolves_installed_modules():
     assert names[-2:] == ["tcmx_core", "tcmx_loop"], deps
     for p in ins[-2:]:
         assert os.path.dirname(p) == UPDATES, deps
-    for m in ("tcmx_core", "tcmx_rd", "tcmx_loop"):
+    for m in ("tcmx_core", "tcmx_rd", "tcmx_loop", "tcmx_iscsi"):
         assert os.path.dirname(run(["modinfo", "-n", m]).stdout.strip()) \
             == UPDATES
 
@@ -61,6 +61,22 @@ def test_intree_still_reachable_with_ignore_install():
         assert "tcmx" not in f.read()
     run(["modprobe", "tcm_loop"])	# target_core_mod is loaded: no redirect
     assert loaded("tcm_loop") and not loaded("tcmx_core")
+    run(["modprobe", "--ignore-install", "iscsi_target_mod"])
+    assert loaded("iscsi_target_mod") and not loaded("tcmx_iscsi")
+
+
+@pytest.mark.skipif(not os.path.exists(CONF),
+                    reason="installed with INTREE=1 (no %s)" % CONF)
+def test_modprobe_iscsi_target_mod_loads_tcmx_iscsi():
+    """What rtslib runs when it cannot make target/iscsi loads tcmx's
+    iSCSI fabric (and the core under it), not the in-tree one."""
+    tcmxlib.env_setup()
+    run(["modprobe", "iscsi_target_mod"])
+    assert loaded("tcmx_iscsi") and loaded("tcmx_core")
+    assert not loaded("iscsi_target_mod") and not loaded("target_core_mod")
+    os.mkdir(T + "/iscsi")
+    with open(T + "/iscsi/lio_version") as f:
+        assert f.read().startswith("tcmx iSCSI Target")
 
 
 @pytest.mark.skipif(not os.path.exists(CONF),
@@ -78,7 +94,9 @@ def test_targetcli_saveconfig_then_boot_restore(dmesg):
                    "/loopback/%s/luns create /backstores/ramdisk/inst0" % wwn,
                    "saveconfig")
     assert loaded("tcmx_core") and loaded("tcmx_rd") and loaded("tcmx_loop")
+    assert loaded("tcmx_iscsi")	# rtslib made target/iscsi
     assert not loaded("target_core_mod") and not loaded("tcm_loop")
+    assert not loaded("iscsi_target_mod")
     with open(SAVE) as f:
         saved = f.read()
     assert wwn in saved and '"inst0"' in saved

@@ -35,20 +35,21 @@ def test_load_in_order_unload_in_reverse(dmesg):
     assert os.path.isfile(os.path.join(T, "dbroot"))
     load("tcmx_rd")
     load("tcmx_loop")
+    load("tcmx_iscsi")
     assert all(loaded(m) for m in MODULES)
-    assert holders("tcmx_core") == ["tcmx_loop", "tcmx_rd"]
+    assert holders("tcmx_core") == ["tcmx_iscsi", "tcmx_loop", "tcmx_rd"]
 
     for i, name in enumerate(MODULES[::-1]):
         run(["rmmod", name])
         assert not loaded(name)
-        assert all(loaded(m) for m in MODULES[:2 - i])
+        assert all(loaded(m) for m in MODULES[:len(MODULES) - 1 - i])
     assert not os.path.exists(T)
     log = dmesg.read()
     assert "tcmx target core v" in log and "loaded" in log
     assert "tcmx target core unloaded" in log
 
 
-@pytest.mark.parametrize("user", ["tcmx_rd", "tcmx_loop"])
+@pytest.mark.parametrize("user", ["tcmx_rd", "tcmx_loop", "tcmx_iscsi"])
 def test_core_in_use_refuses_rmmod(user):
     load("tcmx_core", user)
     p = run(["rmmod", "tcmx_core"], check=False)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, BAD_SD, GiB, LOOP,
-                     MiB, STACK, T, disk, hctl, rd, run, sd_attached, tcli,
+                     MiB, T, disk, hctl, rd, run, sd_attached, tcli,
                      tcli_ok, tree_text)
 WWN = "naa.5001405000000001"
 TPG = "%s/%s/tpgt_1" % (LOOP, WWN)
@@ -86,14 +86,12 @@ def test_more_flows_and_deletes(stack):
             "/loopback delete " + WWN,
             "/backstores/ramdisk delete r0",
             "ls",
+            "/iscsi create iqn.2003-01.org.example:t1",
             "/loopback create naa.5001405zzzzzzzzz",
             "/loopback/%s/luns create /backstores/ramdisk/r9" % WWN]
-    iscsi = STACK == "tcmx"
-    if iscsi:
-        cmds.append("/iscsi create iqn.2003-01.org.example:t1")
     os.makedirs(SAVE, exist_ok=True)
     res = tcli(*cmds)
-    ok = len(cmds) - (3 if iscsi else 2)
+    ok = len(cmds) - 2
     for c, (out, errs) in zip(cmds[:ok], res):
         assert not errs, "%s:\n%s" % (c, out)
     for c, (out, errs) in zip(cmds[ok:], res[ok:]):
@@ -133,6 +131,4 @@ def test_more_flows_and_deletes(stack):
     assert os.listdir(T + "/core") == ["alua"] or \
         not [d for d in os.listdir(T + "/core") if d.startswith("rd_mcp")]
     assert not [e for e in os.listdir(LOOP) if e.startswith("naa.")]
-    if iscsi:
-        assert not [e for e in os.listdir(T + "/iscsi") if
-                    e.startswith("iqn.")]
+    assert os.path.isdir(T + "/iscsi/iqn.2003-01.org.example:t1/tpgt_1")

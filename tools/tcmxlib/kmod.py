@@ -8,9 +8,10 @@ from .host import (KVER, PROJ, StackError, loaded, loaded_modules,
 
 STACK = os.environ.get("TCMX_TEST_STACK", "tcmx")
 # load order; unload in reverse
-MODULES = ("tcmx_core", "tcmx_rd", "tcmx_loop")
+MODULES = ("tcmx_core", "tcmx_rd", "tcmx_loop", "tcmx_iscsi")
 KO = {"tcmx_core": "target/tcmx_core.ko", "tcmx_rd": "rd_mcp/tcmx_rd.ko",
-      "tcmx_loop": "loopback/tcmx_loop.ko"}
+      "tcmx_loop": "loopback/tcmx_loop.ko",
+      "tcmx_iscsi": "iscsi/tcmx_iscsi.ko"}
 # the in-tree LIO: what the lio stack loads, and what may have to go
 LIO = ("target_core_mod", "tcm_loop")
 INTREE = ("iscsi_target_mod", "tcm_loop", "target_core_pscsi",
