@@ -45,9 +45,15 @@ def tgt(stack):
 
 
 def ls_luns(ini):
-    """The LUNs iscsi-ls (REPORT LUNS) lists for initiator name ini."""
-    p = run(["iscsi-ls", "-i", ini, "-s", "iscsi://%s" % iscsi.ADDR1],
-            check=False, timeout=60)
+    """The LUNs iscsi-ls (REPORT LUNS) lists for initiator name ini. It
+    leaves out a LUN whose TEST UNIT READY fails, as with the unit
+    attention a new mapping leaves (REPORTED LUNS DATA HAS CHANGED): the
+    next run sees it."""
+    for _ in range(3):
+        p = run(["iscsi-ls", "-i", ini, "-s", "iscsi://%s" % iscsi.ADDR1],
+                check=False, timeout=60)
+        if "UNIT_ATTENTION" not in p.stdout:
+            break
     return sorted(int(n) for n in re.findall(r"Lun:(\d+)", p.stdout)), p
 
 

@@ -10,7 +10,6 @@ session, and no data is lost.
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
 import os
-import time
 
 import pytest
 
@@ -158,11 +157,14 @@ def test_killed_connection_is_reinstated(tgt, sess, dmesg):
     p = fio.verify_start([dev], size="16M", runtime=240,
                          offset=64 * MiB)
     try:
+        # past fio's first verify backlog (64 writes)
+        iscsi.io_flows(dev, "before the cut", n=300)
         killed = iscsi.kill_connections()
         assert killed, "ss -K found no connection to kill"
         # the initiator saw the connection fail, then logged in again
-        time.sleep(1)
+        iscsi.wait_kmsg(dmesg, "detected conn error")
         iscsi.wait_state(sess["s"]["sid"], "LOGGED_IN", timeout=60)
+        iscsi.io_flows(dev, "after the login", n=300)
     except BaseException:
         p.kill()
         p.wait()

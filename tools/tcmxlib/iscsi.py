@@ -391,8 +391,11 @@ class Initiator:
         iscsiadm("-m", "iface", "-I", name, "-o", "new")
         iscsiadm("-m", "iface", "-I", name, "-o", "update", "-n",
                  "iface.initiatorname", "-v", initiator)
-        iscsiadm("-m", "iface", "-I", name, "-o", "update", "-n",
-                 "iface.transport_name", "-v", "tcp")
+        # bound to lo: an iface bound to nothing is no iface of its own
+        for k, v in (("iface.transport_name", "tcp"),
+                     ("iface.net_ifacename", "lo")):
+            iscsiadm("-m", "iface", "-I", name, "-o", "update", "-n", k,
+                     "-v", v)
 
     def login(self, iqn, addr=ADDR1, port=PORT, iface=None, check=True):
         """Log in to iqn at addr:port (a node record must exist); returns
@@ -548,3 +551,33 @@ def run_test_cu(urls, sel, ini1=LIBISCSI_INI1, ini2=LIBISCSI_INI2, timeout=600):
     text = p.stdout.decode(errors="replace")
     res = {name: (st, msg) for name, st, msg in libiscsi_parse(text)}
     return res, "### %s (exit %d)\n%s" % (" ".join(cmd), p.returncode, text)
+
+
+# ------------------------------------------------------------ I/O in flight
+
+def io_count(dev):
+    """Reads and writes completed on a block device (sdX, dm-N)."""
+    f = rd("/sys/block/%s/stat" % os.path.basename(dev)).split()
+    return int(f[0]) + int(f[4])
+
+
+def io_flows(dev, what, n=100, timeout=60):
+    """Wait until n more reads and writes complete on dev: proof that
+    I/O goes through it now."""
+    start = io_count(dev)
+    end = time.monotonic() + timeout
+    while io_count(dev) - start < n:
+        if time.monotonic() > end:
+            raise AssertionError("%d I/Os %s (%s) in %ds: %d" % (
+                n, what, dev, timeout, io_count(dev) - start))
+        time.sleep(0.2)
+
+
+def wait_kmsg(kmsg, text, timeout=60):
+    """Wait until the kernel logs a line with text (kmsg: a host.Kmsg)."""
+    end = time.monotonic() + timeout
+    while not any(text in ln for ln in kmsg.lines()):
+        if time.monotonic() > end:
+            raise AssertionError("no %r in the kernel log after %ds"
+                                 % (text, timeout))
+        time.sleep(0.2)
