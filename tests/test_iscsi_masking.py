@@ -52,7 +52,7 @@ def ls_luns(ini):
     for _ in range(3):
         p = run(["iscsi-ls", "-i", ini, "-s", "iscsi://%s" % iscsi.ADDR1],
                 check=False, timeout=60)
-        if "UNIT_ATTENTION" not in p.stdout:
+        if "UNIT_ATTENTION" not in p.stdout + p.stderr:
             break
     return sorted(int(n) for n in re.findall(r"Lun:(\d+)", p.stdout)), p
 
@@ -106,8 +106,7 @@ def test_two_initiators_each_see_their_own(tgt):
     with iscsi.Initiator(iscsi.INI_A) as ini:
         ini.iface("ia", iscsi.INI_A)
         ini.iface("ib", iscsi.INI_B)
-        ini.discover(iscsi.ADDR1, iface="ia")
-        ini.discover(iscsi.ADDR1, iface="ib")
+        ini.discover(iscsi.ADDR1, ifaces=("ia", "ib"))
         sa = ini.login(iqn, iscsi.ADDR1, iface="ia")
         sb = ini.login(iqn, iscsi.ADDR1, iface="ib")
         assert sa["initiator"] == iscsi.INI_A

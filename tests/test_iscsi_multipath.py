@@ -106,6 +106,9 @@ def mp(stack):
 
 
 def dm_remove():
+    """The hand-made map gone (if it is there)."""
+    if run(["dmsetup", "info", MAP], check=False).returncode:
+        return
     for _ in range(30):
         if run(["dmsetup", "remove", MAP], check=False).returncode == 0:
             return
@@ -182,3 +185,97 @@ def test_alua_standby(mp):
             tcmxlib.sense_name(tcmxlib.kcq(sense))
         wr(ga, "0")
         a_returns(mp)
+
+
+# ------------------------------------------------- multipathd, ALUA prio
+
+UDEV = dict(os.environ, SYSTEMD_IGNORE_CHROOT="1")
+CONF = "defaults {\n\tfind_multipaths no\n\tuser_friendly_names no\n" \
+    "\tpolling_interval 2\n}\n"
+
+
+def sh(cmd, check=True, timeout=120):
+    p = run(cmd, check=False, timeout=timeout, env=UDEV)
+    assert not check or p.returncode == 0, "%s: %d\n%s%s" % (
+        cmd, p.returncode, p.stdout, p.stderr)
+    return p.stdout
+
+
+def mpd_paths():
+    """{sdX: (dm state, checker state, priority)} from multipathd."""
+    st = {}
+    for line in sh("multipathd show paths format '%d %t %T %p'",
+                   check=False).splitlines()[1:]:
+        f = line.split()
+        if len(f) == 4:
+            st[f[0]] = (f[1], f[2], f[3])
+    return st
+
+
+@pytest.fixture
+def mpd(mp):
+    """mp's two paths, with multipathd's own map instead of the one made
+    by hand: udevd (multipath reads its database) and multipathd with
+    its built-in LIO-ORG entry (ALUA hardware handler and prioritiser)."""
+    dm_remove()
+    run(["modprobe", "scsi_dh_alua"])
+    for d in (mp["a"], mp["b"]):
+        # scsi_dh_alua attaches on a rescan: the paths came before it
+        wr("/sys/block/%s/device/rescan" % d, "1")
+    with open("/etc/multipath.conf", "w") as f:
+        f.write(CONF)
+    try:
+        sh("/lib/systemd/systemd-udevd --daemon")
+        sh("udevadm trigger --action=add --subsystem-match=block "
+           "--subsystem-match=scsi && udevadm settle -t 60")
+        sh("multipathd")
+        wwid = "3" + rd("/sys/block/%s/device/wwid" % mp["a"]).strip(
+        ).split(".", 1)[1]
+        dev = "/dev/mapper/" + wwid
+        wait_for("multipathd's map", lambda: os.path.exists(dev) and
+                 len(mpd_paths()) == 2)
+        wait_for("both paths up", lambda: all(
+            v[0] == "active" and v[1] == "ready"
+            for v in mpd_paths().values()))
+        yield dict(mp, map=dev, wwid=wwid,
+                   dm=os.path.basename(os.path.realpath(dev)))
+    finally:
+        sh("multipathd shutdown", check=False)
+        time.sleep(1)
+        sh("multipath -F", check=False)
+        sh("udevadm control --exit", check=False)
+        os.unlink("/etc/multipath.conf")
+        for _ in range(30):
+            if run(["rmmod", "scsi_dh_alua"], check=False).returncode == 0 \
+                    or not tcmxlib.loaded("scsi_dh_alua"):
+                break
+            time.sleep(1)
+
+
+@pytest.mark.skipif(tcmxlib.PREEMPT_RT, reason=tcmxlib.USERSPACE_NOT_ON_RT_WHY)
+def test_multipathd_alua_standby(mpd):
+    """multipathd's map groups the paths by ALUA priority: both 50 while
+    both groups are Active/Optimized; TPG 1's in Standby drops A's, the
+    I/O goes to B alone; back, both carry it again."""
+    a, b = mpd["a"], mpd["b"]
+    out = sh("multipath -ll " + mpd["wwid"])
+    assert "hwhandler='1 alua'" in out and "LIO-ORG" in out, out
+    assert {v[2] for v in mpd_paths().values()} == {"50"}, mpd_paths()
+    ga = mpd["so"] + "/alua/default_tg_pt_gp/alua_access_state"
+    p = fio.verify_start([mpd["map"]], "32M", 300)
+    try:
+        io_flows(mpd["dm"], "on the map")
+        wr(ga, "2")
+        wait_for("A in Standby", lambda: mpd_paths()[a][2] != "50")
+        io_flows(b, "on B, A in Standby", n=200)
+        ca = iscsi.io_count(a)
+        io_flows(b, "on B alone", n=200)
+        assert iscsi.io_count(a) - ca < 10, "I/O still on A"
+        wr(ga, "0")
+        wait_for("A back", lambda: mpd_paths()[a][2] == "50")
+        io_flows(mpd["dm"], "on the map, A back")
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    fio.verify_stop(p)

@@ -72,10 +72,22 @@ def lo_up():
     run(["ip", "link", "set", "lo", "up"])
 
 
+def pr_dirs():
+    """The in-tree core keeps its APTPL and ALUA metadata under its
+    db_root: /var/target here (the VM has no /etc/target, and the db_root
+    cannot change once a fabric is loaded), a fresh tmpfs in the VM.
+    Without its pr/ every PERSISTENT RESERVE OUT REGISTER fails with
+    LOGICAL UNIT COMMUNICATION FAILURE (02/08/00): the in-tree writes
+    "No Registrations" to pr/aptpl_<serial> even with APTPL off."""
+    for d in ("pr", "alua"):
+        os.makedirs("/var/target/" + d, exist_ok=True)
+
+
 def load():
     """The stack under test and its iSCSI fabric loaded, configfs iscsi/
     made (as rtslib's first touch of the fabric makes it)."""
     lo_up()
+    pr_dirs()
     load_stack()
     if STACK == "lio":
         run(["modprobe", "iscsi_target_mod"])
@@ -325,12 +337,14 @@ class Initiator:
             self.tmp = None
 
     # --- iscsiadm
-    def discover(self, addr=ADDR1, port=PORT, iface=None, check=True):
+    def discover(self, addr=ADDR1, port=PORT, ifaces=(), check=True):
         """SendTargets to addr:port: [(addr:port, tpgt, iqn)], or with
-        check=False the CompletedProcess when it fails."""
+        check=False the CompletedProcess when it fails. With ifaces, a
+        node record for each (a discovery drops the records of the ifaces
+        it is not given)."""
         args = ["-m", "discovery", "-t", "st", "-p", "%s:%d" % (addr, port)]
-        if iface:
-            args += ["-I", iface]
+        for i in ifaces:
+            args += ["-I", i]
         p = iscsiadm(*args, check=check)
         if p.returncode:
             return p
