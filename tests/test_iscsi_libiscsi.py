@@ -51,10 +51,6 @@ GAPS = {
             "skipped", "TARGET COLD RESET rejected"),
         "Reserve6.TargetWarmReset": (
             "skipped", "TARGET WARM RESET rejected"),
-        "Reserve6.Logout": (
-            "failed", "the RESERVE(6) outlives the holder's logout"),
-        "Reserve6.ITNexusLoss": (
-            "failed", "the RESERVE(6) outlives the holder's I_T nexus"),
         "MultipathIO.CompareAndWrite": (
             "failed", "its setup's WRITE SAME(10): INVALID FIELD IN CDB "
             "(rd_mcp)"),

@@ -58,7 +58,7 @@ def ls_luns(ini):
 
 
 def serial(ini, iqn, lun):
-    p = run(["iscsi-inq", "-i", ini, "-e", "1", "-c", "0x80",
+    p = run(["iscsi-inq", "-i", ini, "-e", "1", "-c", "128",
              "iscsi://%s/%s/%d" % (iscsi.ADDR1, iqn, lun)], check=False,
             timeout=60)
     m = re.search(r"Unit Serial Number:\[(.*)\]", p.stdout)
