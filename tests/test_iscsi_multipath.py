@@ -90,7 +90,9 @@ def mp(stack):
                  "0 %d multipath 0 0 1 1 round-robin 0 2 1 %s 16 %s 16"
                  % (sectors, ids[0], ids[1])])
             made = True
-            dm = os.path.basename(os.path.realpath("/dev/mapper/" + MAP))
+            # no udev: /dev/mapper/<name> is a node, not a link to dm-N
+            dm = run(["dmsetup", "info", "-c", "--noheadings", "-o",
+                      "blkdevname", MAP]).stdout.strip()
             yield dict(ini=ini, iqn=iqn, so=so, tpg1=tpg1, tpg2=tpg2,
                        a=a, b=b, ida=ids[0], idb=ids[1], dm=dm,
                        map="/dev/mapper/" + MAP, sa=sa, sb=sb)
