@@ -8,14 +8,18 @@ the disks of its sessions, found in sysfs (no udev in the VM).
 Imported by name: `from tcmxlib import iscsi`.
 
 Target:     missing() (why the iSCSI tests cannot run here, or None),
-            load() / unload() the fabric, target(), tpg(), portal(),
-            enable(), acl(), set_auth(), discovery_auth(), demo_mode(),
-            session_info() (an ACL's info file), rd_lun()
+            load() / unload() the fabric (unload() first waits for the
+            connections to end: quiesce()), target(), tpg(), portal(),
+            enable(), acl(), acl_chap(), set_auth(), discovery_auth(),
+            demo_mode(), session_info() (an ACL's info file), rd_lun()
 Initiator:  Initiator (context manager: iscsid up, cleanup always logs
-            out and stops it): discover(), login(), logout(), sessions(),
-            node_set(), chap(), iface(), luns() (LUN -> /dev/sdX, /dev/sgN)
+            out and stops it): discover(), discoverydb_chap(), login(),
+            logout(), node_set(), chap(), iface(); sessions(), luns()
+            (LUN -> /dev/sdX, /dev/sgN), wait_state()
 Sockets:    kill_connections() (ss -K: the TCP connections to a portal
-            cut inside the guest)
+            cut inside the guest), live_connections()
+libiscsi:   url(), run_test_cu() (iscsi-test-cu over iSCSI URLs)
+I/O:        io_count(), io_flows(), wait_kmsg()
 """
 import glob
 import os
@@ -551,7 +555,8 @@ def url(iqn, lun=0, addr=ADDR1, port=PORT):
     return "iscsi://%s:%d/%s/%d" % (addr, port, iqn, lun)
 
 
-def run_test_cu(urls, sel, ini1=LIBISCSI_INI1, ini2=LIBISCSI_INI2, timeout=600):
+def run_test_cu(urls, sel, ini1=LIBISCSI_INI1, ini2=LIBISCSI_INI2,
+                timeout=600):
     """libiscsi's iscsi-test-cu --dataloss on test selector sel (e.g.
     "ALL.iSCSITMF") over iSCSI URLs (a second one, the same LU through
     another portal, for MultipathIO), logging in as ini1 and ini2: (
