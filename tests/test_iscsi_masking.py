@@ -6,7 +6,9 @@ open-iscsi logged in as both at once (two ifaces of one iscsid): each
 reaches only its own LUNs, under its own LUN numbers; a name without an
 ACL cannot log in; a write-protected mapping refuses writes with DATA
 PROTECT, WRITE PROTECTED (07/27/00) and the disk shows read-only, while
-the same LU through a writable mapping takes them.
+the same LU through a writable mapping takes them. In demo mode
+(generate_node_acls) a name without an ACL reaches every LUN, read-only
+while demo_mode_write_protect is 1.
 
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
@@ -22,6 +24,7 @@ WHY = iscsi.missing()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=str(WHY))
 
 INI_C = "iqn.2026-12.test.tcmx:initiator-c"
+INI_D = "iqn.2026-12.test.tcmx:initiator-d"
 
 
 @pytest.fixture
@@ -136,3 +139,33 @@ def test_two_initiators_each_see_their_own(tgt):
         assert tcmxlib.sha(la[0][0], 0, MiB) != tcmxlib.sha(lb[0][0], 0, MiB)
         st, kcq = write_one(la[0][1])
         assert st == tcmxlib.GOOD, tcmxlib.sense_name(kcq)
+
+
+def test_demo_mode(tgt):
+    """generate_node_acls: a name without an ACL logs in and reaches
+    every LUN of the TPG under its own number, write-protected while
+    demo_mode_write_protect is 1 (the in-tree default), writable for a
+    name that first logs in once it is 0; the TPG's dynamic_sessions
+    names it meanwhile. The names with an ACL keep their own mappings."""
+    tpg = tgt["tpg"]
+    iscsi.demo_mode(tpg, write_protect=1)
+    got, p = ls_luns(INI_C)
+    assert got == [0, 1, 2], p.stdout + p.stderr
+    got, p = ls_luns(iscsi.INI_A)
+    assert got == [0, 1], p.stdout + p.stderr
+    for name, wp in ((INI_C, 1), (INI_D, 0)):
+        tcmxlib.wr(tpg + "/attrib/demo_mode_write_protect", str(wp))
+        with iscsi.Initiator(name) as ini:
+            ini.discover(iscsi.ADDR1)
+            s = ini.login(tgt["iqn"], iscsi.ADDR1)
+            luns = iscsi.luns(s, 3)
+            assert sorted(luns) == [0, 1, 2]
+            assert vpd_serial(luns[2][1]) == tgt["serials"][2]
+            assert name in tcmxlib.rd(tpg + "/dynamic_sessions")
+            tcmxlib.ua_clear(luns[0][1])
+            st, kcq = write_one(luns[0][1])
+            if wp:
+                assert (st, kcq) == (tcmxlib.CHECK, tcmxlib.WRITE_PROTECT), \
+                    (st, tcmxlib.sense_name(kcq))
+            else:
+                assert st == tcmxlib.GOOD, tcmxlib.sense_name(kcq)
