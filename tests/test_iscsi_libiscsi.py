@@ -9,8 +9,9 @@ libiscsi's two initiator names (-i, -I).
 
 Every test must pass, for real (not "[SKIPPED]"), except the in-tree
 stack's known gaps, listed per stack in GAPS with the result the in-tree
-gives today (iscsi-conformance.md): the test fails when one of them
-changes, so the list stays true. On the tcmx stack they skip while
+gives today (iscsi-conformance.md; two that vary from run to run with
+both results): the test fails when one of them changes, so the list
+stays true. On the tcmx stack they skip while
 tcmx_iscsi.ko is not built, and on PREEMPT_RT (CI time), as the SG_IO run
 of libiscsi does.
 """
@@ -51,6 +52,14 @@ GAPS = {
             "skipped", "TARGET COLD RESET rejected"),
         "Reserve6.TargetWarmReset": (
             "skipped", "TARGET WARM RESET rejected"),
+        # sometimes: the reservation outlives the holder's session for a
+        # while (passed in 1 of 3 runs on 6.1)
+        "Reserve6.Logout": (
+            ("failed", "passed"), "the RESERVE(6) may outlive the holder's "
+            "logout"),
+        "Reserve6.ITNexusLoss": (
+            ("failed", "passed"), "the RESERVE(6) may outlive the holder's "
+            "I_T nexus"),
         "MultipathIO.CompareAndWrite": (
             "failed", "its setup's WRITE SAME(10): INVALID FIELD IN CDB "
             "(rd_mcp)"),
@@ -87,9 +96,12 @@ def test_libiscsi_suite(tgt, suite):
     gaps = GAPS[tcmxlib.STACK]
     got = {"%s.%s" % (suite, t): r for t, (r, _) in res.items()}
     print("%s on %s: %s" % (suite, tcmxlib.STACK, got))
-    wrong = sorted("%s: %s, expected %s" % (
-        t, r, gaps.get(t, ("passed",))[0]) for t, r in got.items()
-        if r != gaps.get(t, ("passed",))[0])
+
+    def expected(t):
+        want = gaps.get(t, ("passed",))[0]
+        return want if isinstance(want, tuple) else (want,)
+    wrong = sorted("%s: %s, expected %s" % (t, r, " or ".join(expected(t)))
+                   for t, r in got.items() if r not in expected(t))
     msgs = {"%s.%s" % (suite, t): m for t, (_, m) in res.items()}
     assert not wrong, "\n".join(
         w + "\n    " + " | ".join(msgs[w.split(":")[0]].splitlines()[:3])

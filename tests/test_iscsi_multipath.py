@@ -90,12 +90,12 @@ def mp(stack):
                  "0 %d multipath 0 0 1 1 round-robin 0 2 1 %s 16 %s 16"
                  % (sectors, ids[0], ids[1])])
             made = True
-            # no udev: /dev/mapper/<name> is a node, not a link to dm-N
             dm = run(["dmsetup", "info", "-c", "--noheadings", "-o",
                       "blkdevname", MAP]).stdout.strip()
+            # devtmpfs makes /dev/dm-N; /dev/mapper/<name> is udev's
             yield dict(ini=ini, iqn=iqn, so=so, tpg1=tpg1, tpg2=tpg2,
                        a=a, b=b, ida=ids[0], idb=ids[1], dm=dm,
-                       map="/dev/mapper/" + MAP, sa=sa, sb=sb)
+                       map="/dev/" + dm, sa=sa, sb=sb)
             if made:
                 dm_remove()
                 made = False
