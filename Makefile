@@ -35,7 +35,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 KVERS ?= 6.1 6.12 6.1-rt 6.12-rt
 W ?= 1
 
-MODDIRS := target rd_mcp loopback
+MODDIRS := target rd_mcp loopback iscsi
 SRCS := Kbuild $(filter-out %.mod.c, \
 	$(wildcard $(foreach d,$(MODDIRS),$(d)/Kbuild $(d)/*.c $(d)/*.h)))
 B := build/$(KVER)
