@@ -42,16 +42,27 @@ static u8 cmd_residual(struct tcmx_iscsi_cmd *ic, u32 *resid)
 		return ISCSI_FLAG_CMD_UNDERFLOW;
 	}
 	/* a READ longer than the buffer: the core filled the buffer */
-	if (ic->read && cmd->dev && cmd->status == SAM_STAT_GOOD &&
-	    (ic->cdb[0] == READ_6 || ic->cdb[0] == READ_10 ||
-	     ic->cdb[0] == READ_12 || ic->cdb[0] == READ_16)) {
-		want = (u64)cmd->nr_blocks << cmd->dev->block_shift;
-		if (want > ic->edtl) {
-			*resid = min_t(u64, want - ic->edtl, U32_MAX);
-			return ISCSI_FLAG_CMD_OVERFLOW;
-		}
+	want = ic->read_want;
+	if (want > ic->edtl && cmd->status == SAM_STAT_GOOD) {
+		*resid = min_t(u64, want - ic->edtl, U32_MAX);
+		return ISCSI_FLAG_CMD_OVERFLOW;
 	}
 	return 0;
+}
+
+/*
+ * While the LUN is still held (the submitter's RCU section, or before
+ * ->queue_status() returns): the bytes a READ's CDB asked for.
+ */
+static void cmd_note_want(struct tcmx_iscsi_cmd *ic)
+{
+	struct tcmx_cmd *cmd = &ic->cmd;
+
+	ic->read_want = 0;
+	if (ic->read && cmd->dev &&
+	    (ic->cdb[0] == READ_6 || ic->cdb[0] == READ_10 ||
+	     ic->cdb[0] == READ_12 || ic->cdb[0] == READ_16))
+		ic->read_want = (u64)cmd->nr_blocks << cmd->dev->block_shift;
 }
 
 static int cmd_send_rsp(struct tcmx_iscsi_conn *conn,
@@ -66,7 +77,7 @@ static int cmd_send_rsp(struct tcmx_iscsi_conn *conn,
 	rsp->opcode = ISCSI_OP_SCSI_CMD_RSP;
 	rsp->flags = ISCSI_FLAG_CMD_FINAL | cmd_residual(ic, &resid);
 	rsp->cmd_status = cmd->status;
-	rsp->itt = cpu_to_be32(ic->itt);
+	rsp->itt = ic->itt;
 	rsp->residual_count = cpu_to_be32(resid);
 	rsp->exp_datasn = cpu_to_be32(datasn);
 	cmd_set_sn(conn, &rsp->statsn, &rsp->exp_cmdsn, &rsp->max_cmdsn);
@@ -100,7 +111,7 @@ static int cmd_send_data(struct tcmx_iscsi_conn *conn,
 			d->flags = ISCSI_FLAG_CMD_FINAL;
 		if (burst == p->max_burst)
 			burst = 0;
-		d->itt = cpu_to_be32(ic->itt);
+		d->itt = ic->itt;
 		d->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
 		d->datasn = cpu_to_be32((*datasn)++);
 		d->offset = cpu_to_be32(off);
@@ -170,6 +181,7 @@ void tcmx_iscsi_queue_status(struct tcmx_cmd *cmd)
 						 cmd);
 	struct tcmx_iscsi_conn *conn = ic->conn;
 
+	cmd_note_want(ic);
 	llist_add(&ic->done_node, &conn->done);
 	queue_work(tcmx_iscsi_wq, &conn->io_work);
 }
@@ -184,6 +196,8 @@ static void cmd_submit(struct tcmx_iscsi_conn *conn,
 	ic->submitted = true;
 	rcu_read_lock();
 	done = tcmx_submit_cmd(&ic->cmd);
+	if (done)
+		cmd_note_want(ic);
 	rcu_read_unlock();
 	if (done)
 		cmd_respond(conn, ic);
@@ -199,7 +213,7 @@ static int cmd_send_r2t(struct tcmx_iscsi_conn *conn,
 	r2t->opcode = ISCSI_OP_R2T;
 	r2t->flags = ISCSI_FLAG_CMD_FINAL;
 	int_to_scsilun(ic->cmd.lun_id, &r2t->lun);
-	r2t->itt = cpu_to_be32(ic->itt);
+	r2t->itt = ic->itt;
 	r2t->ttt = cpu_to_be32(ic->index);
 	tcmx_iscsi_set_sn(conn, &r2t->statsn, &r2t->exp_cmdsn,
 			  &r2t->max_cmdsn, false);
@@ -275,7 +289,7 @@ static int cmd_setup(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_cmd *ic)
 	struct tcmx_iscsi_sess *sess = conn->sess;
 	struct tcmx_cmd *cmd = &ic->cmd;
 
-	ic->itt = be32_to_cpu(req->itt);
+	ic->itt = req->itt;
 	ic->cmdsn = be32_to_cpu(req->cmdsn);
 	ic->edtl = be32_to_cpu(req->data_length);
 	ic->read = req->flags & ISCSI_FLAG_CMD_READ;
@@ -345,7 +359,8 @@ static struct tcmx_iscsi_cmd *data_out_cmd(struct tcmx_iscsi_conn *conn)
 {
 	struct iscsi_data *d = (void *)conn->rx_hdr;
 	struct tcmx_iscsi_sess *sess = conn->sess;
-	u32 itt = be32_to_cpu(d->itt), ttt = be32_to_cpu(d->ttt);
+	u32 ttt = be32_to_cpu(d->ttt);
+	itt_t itt = d->itt;
 	struct tcmx_iscsi_cmd *ic;
 	unsigned int i;
 

@@ -153,7 +153,7 @@ static int conn_nop_out(struct tcmx_iscsi_conn *conn)
 	struct iscsi_nopout *req = (void *)conn->rx_hdr;
 	struct iscsi_nopin *rsp = (void *)conn->tx_hdr;
 
-	if (req->itt == cpu_to_be32(ISCSI_RESERVED_TAG)) {
+	if (req->itt == RESERVED_ITT) {
 		/* the answer to our NOP-In, or a ping that wants none */
 		if (be32_to_cpu(req->ttt) == conn->nopin_ttt)
 			conn->nopin_sent = false;
@@ -192,7 +192,7 @@ static void conn_keepalive(struct tcmx_iscsi_conn *conn)
 		memset(nop, 0, TCMX_ISCSI_BHS);
 		nop->opcode = ISCSI_OP_NOOP_IN;
 		nop->flags = ISCSI_FLAG_CMD_FINAL;
-		nop->itt = cpu_to_be32(ISCSI_RESERVED_TAG);
+		nop->itt = RESERVED_ITT;
 		nop->ttt = cpu_to_be32(++conn->nopin_ttt);
 		tcmx_iscsi_set_sn(conn, &nop->statsn, &nop->exp_cmdsn,
 				  &nop->max_cmdsn, false);
@@ -218,7 +218,7 @@ static int conn_logout(struct tcmx_iscsi_conn *conn)
 	rsp->flags = ISCSI_FLAG_CMD_FINAL;
 	rsp->response = reason == ISCSI_LOGOUT_REASON_RECOVERY ?
 			ISCSI_LOGOUT_RECOVERY_UNSUPPORTED : ISCSI_LOGOUT_SUCCESS;
-	rsp->itt = req->itt;
+	rsp->itt = (__force itt_t)req->itt;
 	tcmx_iscsi_set_sn(conn, &rsp->statsn, &rsp->exp_cmdsn,
 			  &rsp->max_cmdsn, true);
 	tcmx_iscsi_send_pdu(conn, NULL, 0, false);

@@ -104,7 +104,7 @@ static struct tcmx_iscsi_tpg *login_find_tpg(struct tcmx_iscsi_conn *conn,
 		if (strcmp(tcmx_iscsi_tiqn_name(tiqn), name))
 			continue;
 		list_for_each_entry(tpg, &tiqn->tpgs, node) {
-			if (!tpg->enabled || tpg->proto)
+			if (!tpg->enabled)
 				continue;
 			list_for_each_entry(np, &tpg->nps, node)
 				if (np->listener == conn->listener)

@@ -143,7 +143,7 @@ struct tcmx_iscsi_cmd {
 	struct tcmx_iscsi_conn		*conn;
 	struct llist_node		done_node;
 	struct tcmx_iscsi_cmd		*next_free;
-	u32				itt;
+	itt_t				itt;
 	u32				cmdsn;
 	u32				edtl;	/* expected data transfer len */
 	u16				index;	/* in the pool: the TTT */
@@ -159,6 +159,7 @@ struct tcmx_iscsi_cmd {
 	u32				r2t_out;	/* outstanding R2Ts */
 	u32				r2tsn;
 	u32				datasn;		/* next Data-Out */
+	u64				read_want;	/* a READ's CDB bytes */
 	u8				cdb[TCMX_CDB_MAX + 16];
 	u8				sense[TCMX_SENSE_BUFFER_LEN];
 	/* data buffer: one page per entry, nr_pages of them */
@@ -187,7 +188,7 @@ struct tcmx_iscsi_sess {
 	/* the TMF in progress (tmf.c) */
 	bool				tmf_busy;
 	u8				tmf_func;
-	__be32				tmf_itt;
+	itt_t				tmf_itt;
 	u64				tmf_lun;
 	unsigned int			tmf_wait;	/* commands in core */
 };

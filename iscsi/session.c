@@ -191,7 +191,7 @@ static void sess_show_info(struct tcmx_iscsi_sess *sess, void *arg)
 	s->len += sysfs_emit_at(s->page, s->len, "InitiatorAlias: %s\n",
 				sess->alias);
 	s->len += sysfs_emit_at(s->page, s->len,
-				"LIO Session ID: %u   ISID: 0x%6ph  TSIH: %hu  SessionType: %s\n",
+				"LIO Session ID: %u   ISID: 0x%6ph  TSIH: %u  SessionType: %s\n",
 				sess->tsih, sess->isid, sess->tsih,
 				sess->p.discovery ? "Discovery" : "Normal");
 	s->len += sysfs_emit_at(s->page, s->len,

@@ -233,7 +233,7 @@ int tcmx_iscsi_sendtargets(struct tcmx_iscsi_conn *conn, const char *which,
 }
 
 /* the next (or only) Text Response PDU of conn->text */
-static int text_send(struct tcmx_iscsi_conn *conn, __be32 itt)
+static int text_send(struct tcmx_iscsi_conn *conn, itt_t itt)
 {
 	struct iscsi_text_rsp *rsp = (void *)conn->tx_hdr;
 	u32 left = conn->text_len - conn->text_off;

@@ -14,22 +14,30 @@
 #include <scsi/scsi_common.h>
 #include "proto.h"
 
-static int tmf_send(struct tcmx_iscsi_conn *conn, u8 response)
+static int tmf_send(struct tcmx_iscsi_conn *conn, itt_t itt, u8 response)
 {
-	struct tcmx_iscsi_sess *sess = conn->sess;
 	struct iscsi_tm_rsp *rsp = (void *)conn->tx_hdr;
-	int ret;
 
 	memset(rsp, 0, TCMX_ISCSI_BHS);
 	rsp->opcode = ISCSI_OP_SCSI_TMFUNC_RSP;
 	rsp->flags = ISCSI_FLAG_CMD_FINAL;
 	rsp->response = response;
-	rsp->itt = sess->tmf_itt;
+	rsp->itt = itt;
 	tcmx_iscsi_set_sn(conn, &rsp->statsn, &rsp->exp_cmdsn,
 			  &rsp->max_cmdsn, true);
+	return tcmx_iscsi_send_pdu(conn, NULL, 0, false);
+}
+
+/* the answer to the TMF in progress; a cold reset ends the connection */
+static int tmf_done(struct tcmx_iscsi_conn *conn, u8 response)
+{
+	struct tcmx_iscsi_sess *sess = conn->sess;
+	int ret;
+
 	sess->tmf_busy = false;
-	ret = tcmx_iscsi_send_pdu(conn, NULL, 0, false);
-	if (!ret && sess->tmf_func == ISCSI_TM_FUNC_TARGET_COLD_RESET)
+	ret = tmf_send(conn, sess->tmf_itt, response);
+	if (!ret && response == ISCSI_TMF_RSP_COMPLETE &&
+	    sess->tmf_func == ISCSI_TM_FUNC_TARGET_COLD_RESET)
 		tcmx_iscsi_conn_close(conn);
 	return ret;
 }
@@ -63,13 +71,13 @@ void tcmx_iscsi_tmf_cmd_back(struct tcmx_iscsi_conn *conn)
 	if (WARN_ON_ONCE(!sess->tmf_wait) || --sess->tmf_wait)
 		return;
 	tmf_reset_ua(sess);
-	if (tmf_send(conn, ISCSI_TMF_RSP_COMPLETE))
+	if (tmf_done(conn, ISCSI_TMF_RSP_COMPLETE))
 		tcmx_iscsi_conn_close(conn);
 }
 
 /* does the TMF in progress cover @ic? */
 static bool tmf_covers(struct tcmx_iscsi_sess *sess,
-		       struct tcmx_iscsi_cmd *ic, u32 rtt)
+		       struct tcmx_iscsi_cmd *ic, itt_t rtt)
 {
 	switch (sess->tmf_func) {
 	case ISCSI_TM_FUNC_ABORT_TASK:
@@ -84,7 +92,7 @@ static bool tmf_covers(struct tcmx_iscsi_sess *sess,
 }
 
 /* abort what the TMF covers; how many of those the core still holds */
-static unsigned int tmf_abort(struct tcmx_iscsi_conn *conn, u32 rtt,
+static unsigned int tmf_abort(struct tcmx_iscsi_conn *conn, itt_t rtt,
 			      unsigned int *found)
 {
 	struct tcmx_iscsi_sess *sess = conn->sess;
@@ -116,11 +124,8 @@ int tcmx_iscsi_tmf(struct tcmx_iscsi_conn *conn)
 	u8 func = ISCSI_TM_FUNC_VALUE(req);
 	unsigned int found;
 
-	if (sess->p.discovery || sess->tmf_busy) {
-		sess->tmf_itt = req->itt;
-		sess->tmf_func = 0;
-		return tmf_send(conn, ISCSI_TMF_RSP_REJECTED);
-	}
+	if (sess->p.discovery || sess->tmf_busy)
+		return tmf_send(conn, req->itt, ISCSI_TMF_RSP_REJECTED);
 	sess->tmf_busy = true;
 	sess->tmf_itt = req->itt;
 	sess->tmf_func = func;
@@ -134,13 +139,13 @@ int tcmx_iscsi_tmf(struct tcmx_iscsi_conn *conn)
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
 		break;
 	default:
-		return tmf_send(conn, ISCSI_TMF_RSP_NOT_SUPPORTED);
+		return tmf_done(conn, ISCSI_TMF_RSP_NOT_SUPPORTED);
 	}
-	sess->tmf_wait = tmf_abort(conn, be32_to_cpu(req->rtt), &found);
+	sess->tmf_wait = tmf_abort(conn, req->rtt, &found);
 	if (func == ISCSI_TM_FUNC_ABORT_TASK && !found)
-		return tmf_send(conn, ISCSI_TMF_RSP_NO_TASK);
+		return tmf_done(conn, ISCSI_TMF_RSP_NO_TASK);
 	if (sess->tmf_wait)
 		return 0;	/* answered when the last one is back */
 	tmf_reset_ua(sess);
-	return tmf_send(conn, ISCSI_TMF_RSP_COMPLETE);
+	return tmf_done(conn, ISCSI_TMF_RSP_COMPLETE);
 }
