@@ -14,6 +14,7 @@
 
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "chap.h"
 #include "proto.h"
 
 #define LOGIN_KEYS	64
@@ -32,6 +33,8 @@ struct tcmx_iscsi_login {
 	bool			auth_done;
 	bool			discovery;
 	bool			need_auth;
+	bool			chap_on;	/* AuthMethod=CHAP agreed */
+	struct tcmx_iscsi_chap	chap;
 	u32			login_timeout;
 	u8			stage;		/* CSG of the last PDU */
 	u32			rsp_len;
@@ -92,6 +95,24 @@ static int login_fail(struct tcmx_iscsi_conn *conn, u16 status,
 	return -EPERM;
 }
 
+static const char *login_why(u16 status)
+{
+	switch (status) {
+	case LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_AUTH_FAILED):
+		return "authentication failed";
+	case LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_TGT_FORBIDDEN):
+		return "no ACL for the initiator";
+	case LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_SVC_UNAVAILABLE):
+		return "no enabled TPG of the target on this portal";
+	case LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_MISSING_FIELDS):
+		return "a key missing";
+	case LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_NO_RESOURCES):
+		return "out of resources";
+	default:
+		return "bad login request";
+	}
+}
+
 /* The TPG of target @name that has a portal on conn's listener. */
 static struct tcmx_iscsi_tpg *login_find_tpg(struct tcmx_iscsi_conn *conn,
 					     const char *name)
@@ -134,6 +155,7 @@ static u16 login_take_tpg(struct tcmx_iscsi_conn *conn,
 	auth = acl && acl->attrib.authentication >= 0 ?
 	       acl->attrib.authentication : tpg->attrib.authentication;
 	login->need_auth = auth;
+	login->chap.cred = acl ? acl->auth : tpg->auth;
 	login->login_timeout = tpg->attrib.login_timeout;
 	sess->p.nopin_timeout = acl ? acl->attrib.nopin_timeout : 15;
 	sess->p.nopin_response_timeout = acl ?
@@ -150,7 +172,10 @@ static void login_discovery_params(struct tcmx_iscsi_login *login)
 	for (i = 0; i < TCMX_ISCSI_KEY_NR; i++)
 		strscpy(login->ours[i], tcmx_iscsi_keys[i].def,
 			sizeof(login->ours[i]));
+	mutex_lock(&tcmx_iscsi_cfg_mutex);
 	login->need_auth = tcmx_iscsi_enforce_discovery_auth;
+	login->chap.cred = tcmx_iscsi_discovery_auth;
+	mutex_unlock(&tcmx_iscsi_cfg_mutex);
 	login->login_timeout = 15;
 	login->sess->depth = 16;
 }
@@ -191,8 +216,9 @@ static u16 login_first(struct tcmx_iscsi_conn *conn,
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_MISSING_FIELDS);
 	mutex_lock(&tcmx_iscsi_cfg_mutex);
 	tpg = login_find_tpg(conn, target);
+	/* as in-tree: no such target here (yet), try again later */
 	status = tpg ? login_take_tpg(conn, tpg) :
-		 LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_TGT_NOT_FOUND);
+		 LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_SVC_UNAVAILABLE);
 	mutex_unlock(&tcmx_iscsi_cfg_mutex);
 	if (!status)
 		mod_delayed_work(tcmx_iscsi_wq, &conn->timer_work,
@@ -214,19 +240,31 @@ static bool login_declared(const char *key)
 	return false;
 }
 
-/* AuthMethod: None while authentication is off (CHAP: chap.c, to come) */
+/*
+ * AuthMethod: CHAP when authentication is on; CHAP or None as the
+ * initiator prefers when it is off and credentials are set, else None.
+ */
 static u16 login_auth_method(struct tcmx_iscsi_conn *conn, const char *value)
 {
 	struct tcmx_iscsi_login *login = conn->login;
+	const char *ours = "None";
 	char out[16];
 	const char *r;
 
-	r = tcmx_iscsi_negotiate(TCMX_ISCSI_KEY_AUTH_METHOD,
-				 login->need_auth ? "" : "None", value, out,
+	if (login->need_auth)
+		ours = "CHAP";
+	else if (login->chap.cred.userid[0])
+		ours = "CHAP,None";
+	r = tcmx_iscsi_negotiate(TCMX_ISCSI_KEY_AUTH_METHOD, ours, value, out,
 				 sizeof(out));
-	if (!r || strcmp(r, "None"))
+	if (!r || !strcmp(r, "Reject"))
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_AUTH_FAILED);
-	login->auth_done = true;
+	if (!strcmp(r, "CHAP")) {
+		login->chap_on = true;
+		login->chap.state = TCMX_CHAP_WAIT_A;
+	} else {
+		login->auth_done = true;
+	}
 	return tcmx_iscsi_kv_add(login->rsp, sizeof(login->rsp),
 				 &login->rsp_len, "AuthMethod", r) ?
 	       LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_NO_RESOURCES) : 0;
@@ -268,6 +306,26 @@ static u16 login_key(struct tcmx_iscsi_conn *conn, int id, const char *value)
 	       LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_NO_RESOURCES) : 0;
 }
 
+/* the CHAP keys, once AuthMethod=CHAP is agreed */
+static u16 login_chap(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_kv *kv,
+		      int n)
+{
+	struct tcmx_iscsi_login *login = conn->login;
+	int ret;
+
+	if (!login->chap_on || login->auth_done)
+		return 0;
+	ret = tcmx_iscsi_chap_step(&login->chap, kv, n, login->rsp,
+				   sizeof(login->rsp), &login->rsp_len);
+	if (ret == -ENOSPC)
+		return LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_NO_RESOURCES);
+	if (ret < 0)
+		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_AUTH_FAILED);
+	if (ret)
+		login->auth_done = true;
+	return 0;
+}
+
 static u16 login_keys(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_kv *kv,
 		      int n)
 {
@@ -276,7 +334,8 @@ static u16 login_keys(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_kv *kv,
 	int i, id;
 
 	for (i = 0; i < n; i++) {
-		if (login_declared(kv[i].key))
+		if (login_declared(kv[i].key) ||
+		    (login->chap_on && !strncmp(kv[i].key, "CHAP_", 5)))
 			continue;
 		id = tcmx_iscsi_key_id(kv[i].key);
 		if (id < 0) {
@@ -290,7 +349,7 @@ static u16 login_keys(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_kv *kv,
 		if (status)
 			return status;
 	}
-	return 0;
+	return login_chap(conn, kv, n);
 }
 
 /* what the session uses: the responses, else the keys' defaults */
@@ -417,7 +476,7 @@ static u16 login_stage(struct tcmx_iscsi_conn *conn, u8 csg, u8 nsg,
 	if (csg == 2 || csg == 3)
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
 	if (csg == 1 || transit) {
-		if (!login->auth_done && login->need_auth)
+		if (!login->auth_done && (login->need_auth || login->chap_on))
 			return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_AUTH_FAILED);
 		login->auth_done = true;
 	}
@@ -457,7 +516,7 @@ int tcmx_iscsi_login_pdu(struct tcmx_iscsi_conn *conn)
 	if (!status)
 		status = login_stage(conn, csg, nsg, transit);
 	if (status)
-		return login_fail(conn, status, "negotiation");
+		return login_fail(conn, status, login_why(status));
 	if (!(transit && nsg == 3))
 		return login_send(conn, 0, transit, nsg);
 
