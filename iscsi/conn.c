@@ -10,11 +10,29 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/crc32c.h>
 #include <linux/highmem.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 #include "proto.h"
+
+/* ---- digests: CRC32C, sent least significant byte first ---- */
+
+static bool conn_hdigest(struct tcmx_iscsi_conn *conn)
+{
+	return conn->sess && conn->sess->p.header_digest;
+}
+
+static bool conn_ddigest(struct tcmx_iscsi_conn *conn)
+{
+	return conn->sess && conn->sess->p.data_digest;
+}
+
+static __le32 digest_final(u32 crc)
+{
+	return cpu_to_le32(~crc);
+}
 
 /* ---- transmit ---- */
 
@@ -74,20 +92,40 @@ static int conn_sendmsg(struct tcmx_iscsi_conn *conn, struct kvec *vec,
 	return 0;
 }
 
-/* conn->tx_hdr, then @len bytes of @data and their padding */
+/* the header, and its digest if the session has them */
+static size_t conn_tx_hdr(struct tcmx_iscsi_conn *conn, u32 len)
+{
+	__le32 d;
+
+	hton24(((struct iscsi_hdr *)conn->tx_hdr)->dlength, len);
+	if (!conn_hdigest(conn))
+		return TCMX_ISCSI_BHS;
+	d = digest_final(crc32c(~0, conn->tx_hdr, TCMX_ISCSI_BHS));
+	memcpy(conn->tx_hdr + TCMX_ISCSI_BHS, &d, sizeof(d));
+	return TCMX_ISCSI_BHS + sizeof(d);
+}
+
+/* conn->tx_hdr, then @len bytes of @data, their padding and digest */
 int tcmx_iscsi_send_pdu(struct tcmx_iscsi_conn *conn, const void *data,
 			u32 len, bool more)
 {
 	static const u8 zero[4];
-	struct kvec vec[3] = {
-		{ conn->tx_hdr, TCMX_ISCSI_BHS },
+	u32 pad = tcmx_iscsi_pad(len);
+	struct kvec vec[4] = {
+		{ conn->tx_hdr, conn_tx_hdr(conn, len) },
 		{ (void *)data, len },
-		{ (void *)zero, tcmx_iscsi_pad(len) },
+		{ (void *)zero, pad },
+		{ conn->tx_ddigest, 0 },
 	};
 
-	hton24(((struct iscsi_hdr *)conn->tx_hdr)->dlength, len);
-	return conn_sendmsg(conn, vec, 3, TCMX_ISCSI_BHS + len +
-			    tcmx_iscsi_pad(len), more);
+	if (len && conn_ddigest(conn)) {
+		u32 crc = crc32c(crc32c(~0, data, len), zero, pad);
+
+		*(__le32 *)conn->tx_ddigest = digest_final(crc);
+		vec[3].iov_len = 4;
+	}
+	return conn_sendmsg(conn, vec, 4, vec[0].iov_len + len + pad +
+			    vec[3].iov_len, more);
 }
 
 /* conn->tx_hdr, then @len bytes of @ic's buffer from @off, padded */
@@ -95,15 +133,15 @@ int tcmx_iscsi_send_sgl(struct tcmx_iscsi_conn *conn,
 			struct tcmx_iscsi_cmd *ic, u32 off, u32 len, bool more)
 {
 	static const u8 zero[4];
-	struct kvec vec[17];
+	struct kvec vec[18];
 	size_t nr = 0, bytes = 0;
-	u32 pad = tcmx_iscsi_pad(len);
+	u32 pad = tcmx_iscsi_pad(len), crc = ~0;
+	bool dd = conn_ddigest(conn);
 	int ret;
 
-	hton24(((struct iscsi_hdr *)conn->tx_hdr)->dlength, len);
 	vec[nr].iov_base = conn->tx_hdr;
-	vec[nr++].iov_len = TCMX_ISCSI_BHS;
-	bytes = TCMX_ISCSI_BHS;
+	vec[nr].iov_len = conn_tx_hdr(conn, len);
+	bytes = vec[nr++].iov_len;
 	while (len) {
 		struct page *page = sg_page(&ic->sgl[off >> PAGE_SHIFT]);
 		u32 in = off & ~PAGE_MASK;
@@ -111,10 +149,12 @@ int tcmx_iscsi_send_sgl(struct tcmx_iscsi_conn *conn,
 
 		vec[nr].iov_base = page_address(page) + in;
 		vec[nr++].iov_len = n;
+		if (dd)
+			crc = crc32c(crc, page_address(page) + in, n);
 		bytes += n;
 		off += n;
 		len -= n;
-		if (nr == ARRAY_SIZE(vec) - 1 && len) {
+		if (nr == ARRAY_SIZE(vec) - 2 && len) {
 			ret = conn_sendmsg(conn, vec, nr, bytes, true);
 			if (ret)
 				return ret;
@@ -124,7 +164,15 @@ int tcmx_iscsi_send_sgl(struct tcmx_iscsi_conn *conn,
 	}
 	vec[nr].iov_base = (void *)zero;
 	vec[nr++].iov_len = pad;
-	return conn_sendmsg(conn, vec, nr, bytes + pad, more);
+	bytes += pad;
+	if (dd) {
+		*(__le32 *)conn->tx_ddigest = digest_final(crc32c(crc, zero,
+								  pad));
+		vec[nr].iov_base = conn->tx_ddigest;
+		vec[nr++].iov_len = 4;
+		bytes += 4;
+	}
+	return conn_sendmsg(conn, vec, nr, bytes, more);
 }
 
 /* Reject the PDU in conn->rx_hdr; one ratelimited line. */
@@ -360,8 +408,11 @@ static int conn_recv_data(struct tcmx_iscsi_conn *conn)
 		left = min_t(u32, left, sizeof(scratch));
 	}
 	ret = conn_recv(conn, to, left);
-	if (ret > 0)
+	if (ret > 0) {
 		conn->rx_got += ret;
+		if (conn_ddigest(conn))
+			conn->rx_crc = crc32c(conn->rx_crc, to, ret);
+	}
 	return ret;
 }
 
@@ -371,19 +422,21 @@ static bool conn_rx_next(struct tcmx_iscsi_conn *conn)
 	switch (conn->rx_phase) {
 	case TCMX_RX_BHS:
 		conn->rx_ahs = conn->rx_hdr[4] * 4;
-		if (conn->rx_ahs) {
+		conn->rx_need = conn->rx_ahs + (conn_hdigest(conn) ? 4 : 0);
+		if (conn->rx_need) {
 			conn->rx_phase = TCMX_RX_AHS;
-			conn->rx_need = conn->rx_ahs;
 			break;
 		}
 		fallthrough;
 	case TCMX_RX_AHS:
 		conn->rx_phase = TCMX_RX_DATA;
 		conn->rx_need = ntoh24(((struct iscsi_hdr *)conn->rx_hdr)->dlength);
+		conn->rx_crc = ~0;
 		break;
 	case TCMX_RX_DATA:
 		conn->rx_phase = TCMX_RX_PAD;
-		conn->rx_need = tcmx_iscsi_pad(conn->rx_dlen);
+		conn->rx_need = tcmx_iscsi_pad(conn->rx_dlen) +
+				(conn->rx_dlen && conn_ddigest(conn) ? 4 : 0);
 		break;
 	case TCMX_RX_PAD:
 		conn->rx_phase = TCMX_RX_BHS;
@@ -392,6 +445,39 @@ static bool conn_rx_next(struct tcmx_iscsi_conn *conn)
 		return true;
 	}
 	conn->rx_got = 0;
+	return false;
+}
+
+/* the header digest of a whole header (BHS and AHS), if negotiated */
+static bool conn_header_ok(struct tcmx_iscsi_conn *conn)
+{
+	u32 len = TCMX_ISCSI_BHS + conn->rx_ahs;
+	__le32 d;
+
+	if (!conn_hdigest(conn))
+		return true;
+	d = digest_final(crc32c(~0, conn->rx_hdr, len));
+	if (!memcmp(&d, conn->rx_hdr + len, sizeof(d)))
+		return true;
+	pr_warn_ratelimited("%pISpc: header digest error, connection closed\n",
+			    &conn->peer);
+	return false;
+}
+
+/* the data digest of a whole data segment and its padding */
+static bool conn_data_ok(struct tcmx_iscsi_conn *conn)
+{
+	u32 pad = tcmx_iscsi_pad(conn->rx_dlen);
+	__le32 d;
+
+	if (!conn->rx_dlen || !conn_ddigest(conn))
+		return true;
+	d = digest_final(crc32c(conn->rx_crc, conn->rx_pad, pad));
+	if (!memcmp(&d, conn->rx_pad + pad, sizeof(d)))
+		return true;
+	pr_warn_ratelimited("%pISpc: data digest error, connection closed\n",
+			    &conn->peer);
+	tcmx_iscsi_reject(conn, ISCSI_REASON_DATA_DIGEST_ERROR);
 	return false;
 }
 
@@ -431,9 +517,13 @@ static int conn_rx(struct tcmx_iscsi_conn *conn)
 				continue;
 		}
 		WRITE_ONCE(conn->last_rx, jiffies);
+		if (conn->rx_phase == TCMX_RX_PAD && !conn_data_ok(conn))
+			return -EBADMSG;
 		if (conn_rx_next(conn))
 			return conn_pdu(conn) ?: 1;
 		if (conn->rx_phase == TCMX_RX_DATA) {
+			if (!conn_header_ok(conn))
+				return -EBADMSG;
 			ret = conn_header(conn);
 			if (ret)
 				return ret;

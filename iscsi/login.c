@@ -286,10 +286,6 @@ static u16 login_key(struct tcmx_iscsi_conn *conn, int id, const char *value)
 		return login_auth_method(conn, value);
 	if (id == TCMX_ISCSI_KEY_MAX_XMIT_DSL)
 		return 0;	/* ours alone */
-	/* digests: not offered yet */
-	if (id == TCMX_ISCSI_KEY_HEADER_DIGEST ||
-	    id == TCMX_ISCSI_KEY_DATA_DIGEST)
-		ours = "None";
 	r = tcmx_iscsi_negotiate(id, ours, value, login->value,
 				 sizeof(login->value));
 	if (!r)
@@ -382,6 +378,10 @@ static void login_params(struct tcmx_iscsi_login *login)
 	p->max_r2t = max(v[TCMX_ISCSI_KEY_MAX_R2T], 1U);
 	p->initial_r2t = v[TCMX_ISCSI_KEY_INITIAL_R2T];
 	p->immediate_data = v[TCMX_ISCSI_KEY_IMMEDIATE_DATA];
+	p->header_digest = !strcmp(p->value[TCMX_ISCSI_KEY_HEADER_DIGEST],
+				   "CRC32C");
+	p->data_digest = !strcmp(p->value[TCMX_ISCSI_KEY_DATA_DIGEST],
+				 "CRC32C");
 }
 
 /* the transit to the full feature phase: the session starts */

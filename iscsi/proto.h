@@ -118,6 +118,7 @@ struct tcmx_iscsi_conn {
 	u32				stat_sn;
 	u32				exp_stat_sn;
 	u8				tx_hdr[TCMX_ISCSI_BHS + 4];
+	u8				tx_ddigest[4];
 	struct llist_head		done;	/* deferred commands back */
 
 	/* a Text response, sent in PDUs of max_xmit_dsl */
