@@ -195,14 +195,15 @@ struct tcmx_iscsi_sess {
 };
 
 /* net.c */
+typedef void (*tcmx_iscsi_sess_fn)(struct tcmx_iscsi_sess *sess, void *arg);
+
 void tcmx_iscsi_conn_close(struct tcmx_iscsi_conn *conn);
 bool tcmx_iscsi_conn_wanted(struct tcmx_iscsi_conn *conn);
 void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 			      struct tcmx_iscsi_sess *sess);
 void tcmx_iscsi_for_each_sess(struct tcmx_iscsi_tpg *tpg,
-			      const char *initiator,
-			      void (*fn)(struct tcmx_iscsi_sess *sess,
-					 void *arg), void *arg);
+			      const char *initiator, tcmx_iscsi_sess_fn fn,
+			      void *arg);
 
 /* conn.c */
 void tcmx_iscsi_io_work(struct work_struct *work);
