@@ -429,7 +429,7 @@ void tcmx_iscsi_acl_shutdown(struct tcmx_iscsi_tpg *tpg,
 }
 
 /* the session of @initiator (NULL: every dynamic one) in @tpg: @fn each */
-void tcmx_iscsi_for_each_sess(struct tcmx_iscsi_tpg *tpg,
+void tcmx_iscsi_sess_walk(struct tcmx_iscsi_tpg *tpg,
 			      const char *initiator, tcmx_iscsi_sess_fn fn,
 			      void *arg)
 {

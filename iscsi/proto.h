@@ -201,7 +201,7 @@ void tcmx_iscsi_conn_close(struct tcmx_iscsi_conn *conn);
 bool tcmx_iscsi_conn_wanted(struct tcmx_iscsi_conn *conn);
 void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 			      struct tcmx_iscsi_sess *sess);
-void tcmx_iscsi_for_each_sess(struct tcmx_iscsi_tpg *tpg,
+void tcmx_iscsi_sess_walk(struct tcmx_iscsi_tpg *tpg,
 			      const char *initiator, tcmx_iscsi_sess_fn fn,
 			      void *arg);
 

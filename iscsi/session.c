@@ -218,7 +218,7 @@ ssize_t tcmx_iscsi_sess_info(struct tcmx_iscsi_tpg *tpg,
 {
 	struct sess_show s = { .page = page };
 
-	tcmx_iscsi_for_each_sess(tpg, initiator, sess_show_info, &s);
+	tcmx_iscsi_sess_walk(tpg, initiator, sess_show_info, &s);
 	if (!s.found)
 		return sysfs_emit(page,
 				  "No active iSCSI Session for Initiator Endpoint: %s\n",
@@ -248,7 +248,7 @@ ssize_t tcmx_iscsi_sess_param(struct tcmx_iscsi_tpg *tpg,
 {
 	struct sess_show s = { .page = page, .key = key };
 
-	tcmx_iscsi_for_each_sess(tpg, initiator, sess_show_param, &s);
+	tcmx_iscsi_sess_walk(tpg, initiator, sess_show_param, &s);
 	if (!s.found)
 		return sysfs_emit(page, "No Active iSCSI Session\n");
 	return s.len;
@@ -267,6 +267,6 @@ ssize_t tcmx_iscsi_dynamic_sessions(struct tcmx_iscsi_tpg *tpg, char *page)
 {
 	struct sess_show s = { .page = page };
 
-	tcmx_iscsi_for_each_sess(tpg, NULL, sess_show_dynamic, &s);
+	tcmx_iscsi_sess_walk(tpg, NULL, sess_show_dynamic, &s);
 	return s.len;
 }
