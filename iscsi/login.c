@@ -467,22 +467,30 @@ static u16 login_pdu_keys(struct tcmx_iscsi_conn *conn)
 	return login_keys(conn, kv, n);
 }
 
-/* the stage checks and the transit; 0 or a login status */
+/*
+ * The stage checks and the transit; 0 or a login status.  A transit the
+ * initiator asks for while CHAP is under way is refused (T=0 back): it
+ * offered CHAP and None and may not know which we pick.
+ */
 static u16 login_stage(struct tcmx_iscsi_conn *conn, u8 csg, u8 nsg,
-		       bool transit)
+		       bool *transit)
 {
 	struct tcmx_iscsi_login *login = conn->login;
 
 	if (csg == 2 || csg == 3)
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
-	if (csg == 1 || transit) {
+	if (csg == 0 && *transit && login->chap_on && !login->auth_done) {
+		*transit = false;
+		return 0;
+	}
+	if (csg == 1 || *transit) {
 		if (!login->auth_done && (login->need_auth || login->chap_on))
 			return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_AUTH_FAILED);
 		login->auth_done = true;
 	}
-	if (transit && (nsg <= csg || nsg == 2))
+	if (*transit && (nsg <= csg || nsg == 2))
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
-	if (transit && nsg == 3)
+	if (*transit && nsg == 3)
 		return login_ffp(conn);
 	return 0;
 }
@@ -514,7 +522,7 @@ int tcmx_iscsi_login_pdu(struct tcmx_iscsi_conn *conn)
 	}
 	status = login_pdu_keys(conn);
 	if (!status)
-		status = login_stage(conn, csg, nsg, transit);
+		status = login_stage(conn, csg, nsg, &transit);
 	if (status)
 		return login_fail(conn, status, login_why(status));
 	if (!(transit && nsg == 3))
