@@ -150,6 +150,7 @@ static u16 login_take_tpg(struct tcmx_iscsi_conn *conn,
 	WRITE_ONCE(conn->tpg, tpg);
 	sess->tpg = tpg;
 	sess->dynamic = !acl;
+	sess->nexus.demo_wp = !acl && tpg->attrib.demo_mode_write_protect;
 	sess->depth = acl && acl->cmdsn_depth ? acl->cmdsn_depth :
 		      tpg->attrib.default_cmdsn_depth;
 	auth = acl && acl->attrib.authentication >= 0 ?
