@@ -320,17 +320,14 @@ int tcmx_iscsi_scsi_cmd(struct tcmx_iscsi_conn *conn)
 	u32 dlen = conn->rx_dlen;
 
 	conn->rx_discard = true;
-	if (p->discovery) {
-		tcmx_iscsi_reject(conn, ISCSI_REASON_CMD_NOT_SUPPORTED);
-		return 0;
-	}
-	if ((req->flags & ISCSI_FLAG_CMD_READ) &&
-	    (req->flags & ISCSI_FLAG_CMD_WRITE)) {
-		tcmx_iscsi_reject(conn, ISCSI_REASON_CMD_NOT_SUPPORTED);
-		return 0;
-	}
+	/* a command rejected still takes its CmdSN */
 	if (!tcmx_iscsi_cmdsn_ok(conn))
 		return 0;
+	if (p->discovery || ((req->flags & ISCSI_FLAG_CMD_READ) &&
+			     (req->flags & ISCSI_FLAG_CMD_WRITE))) {
+		tcmx_iscsi_reject(conn, ISCSI_REASON_CMD_NOT_SUPPORTED);
+		return 0;
+	}
 	ic = tcmx_iscsi_cmd_get(sess);
 	if (!ic || cmd_setup(conn, ic)) {
 		if (ic)

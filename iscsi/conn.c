@@ -355,15 +355,15 @@ static int conn_pdu(struct tcmx_iscsi_conn *conn)
 
 	if (conn->state == TCMX_CONN_LOGIN)
 		return tcmx_iscsi_login_pdu(conn);
-	if (conn->rx_discard && !conn->rx_cmd &&
-	    op != ISCSI_OP_SCSI_CMD && op != ISCSI_OP_SCSI_DATA_OUT) {
-		tcmx_iscsi_reject(conn, ISCSI_REASON_PROTOCOL_ERROR);
-		return 0;
-	}
 	if (op == ISCSI_OP_NOOP_OUT || op == ISCSI_OP_TEXT ||
 	    op == ISCSI_OP_LOGOUT || op == ISCSI_OP_SCSI_TMFUNC) {
 		if (!tcmx_iscsi_cmdsn_ok(conn))
 			return 0;
+	}
+	if (conn->rx_discard && !conn->rx_cmd &&
+	    op != ISCSI_OP_SCSI_CMD && op != ISCSI_OP_SCSI_DATA_OUT) {
+		tcmx_iscsi_reject(conn, ISCSI_REASON_PROTOCOL_ERROR);
+		return 0;
 	}
 	switch (op) {
 	case ISCSI_OP_SCSI_CMD:
