@@ -97,18 +97,22 @@ bench: deps
 # libiscsi's iscsi-test-cu over SG_IO, tcmx and the in-tree LIO in one VM
 # boot per kernel (tools/conformance); the table of CONFORMANCE.md from
 # those runs, side by side
+# (CONF_ISCSI=1: over iSCSI instead, tools/conformance --iscsi, into the
+# table of the iSCSI runs)
 CONF_KVERS ?= 6.1 6.12
 CONF_OUT := build/vm/conformance
+CONF_NAME := conformance$(if $(filter-out 0,$(CONF_ISCSI)),-iscsi)
 conformance: deps
 	@mkdir -p $(CONF_OUT)
 	@set -e; for k in $(CONF_KVERS); do \
 	  $(MAKE) --no-print-directory KVER=$$k modules; \
-	  tools/vm --kernel $$k --out $(CONF_OUT) -- tools/conformance \
-	    --stack tcmx --stack lio --json /out/conformance-$$k.json \
-	    --log /out/conformance-$$k.log; \
+	  flock /tmp/tcmx-vm.lock tools/vm --kernel $$k --out $(CONF_OUT) -- \
+	    tools/conformance --stack tcmx --stack lio \
+	    $(if $(filter-out 0,$(CONF_ISCSI)),--iscsi) \
+	    --json /out/$(CONF_NAME)-$$k.json --log /out/$(CONF_NAME)-$$k.log; \
 	done
 	@tools/conformance --markdown CONFORMANCE.md --report \
-	  $(foreach k,$(CONF_KVERS),$(CONF_OUT)/conformance-$(k).json)
+	  $(foreach k,$(CONF_KVERS),$(CONF_OUT)/$(CONF_NAME)-$(k).json)
 
 # LINUX_VERSION_CODE tests are how one source tree serves 6.1 and 6.12;
 # ENOSYS is what mkdir in statistics/ answers, as in-tree

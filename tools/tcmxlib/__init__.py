@@ -33,6 +33,9 @@ fio         the fio jobs of the benches and the demo, their figures
 bench       what tools/bench, bench-fs and bench-scale share
 report      the benches' tables and charts
 fuzz        the SG_IO CDB fuzzer (tools/fuzz-sgio, tests/test_fuzz_sgio.py)
+iscsi       iSCSI on 127.0.0.0/8: the target in configfs, an open-iscsi
+            initiator with its own iscsid, libiscsi over iSCSI
+            (tests/test_iscsi_*.py, tools/conformance --iscsi)
 
 `python3 -m tcmxlib clean` (in tools/) empties configfs if tcmx owns it
 and unloads tcmx (make unload), `... clean-intree` does the same for the

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0
+"""open-iscsi against the iSCSI fabric over 127.0.0.1 (tcmxlib.iscsi):
+SendTargets lists the enabled TPGs' portals; a session's disk takes fio
+--verify (4k random and 128k sequential) and an ext4 with bonnie++ on
+it; a LUN RESET (sg_reset -d) ends without escalating and I/O goes on;
+a logout leaves no session on either side; a connection cut under I/O
+(ss -K) is logged in again with the same ISID, the target reinstates the
+session, and no data is lost.
+
+On the tcmx stack they skip while tcmx_iscsi.ko is not built.
+"""
+import os
+
+import pytest
+
+import tcmxlib
+from tcmxlib import MiB, fio, iscsi, run
+
+WHY = iscsi.missing()
+pytestmark = pytest.mark.skipif(WHY is not None, reason=str(WHY))
+
+
+@pytest.fixture
+def tgt(stack):
+    """A target with TPG 1 on 127.0.0.1:3260: LUN 0 (256 MiB) mapped
+    to INI_A through an ACL, TPG 2 on 127.0.0.2:3260 (not enabled)."""
+    iscsi.load()
+    t = iscsi.target()
+    tpg = iscsi.tpg(t, 1, portals=(iscsi.ADDR1,))
+    _, so = iscsi.rd_lun(tpg, 0, 256 * MiB)
+    acl = iscsi.acl(tpg, iscsi.INI_A, maps=[(0, 0)])
+    tpg2 = iscsi.tpg(t, 2, portals=(iscsi.ADDR2,))
+    iscsi.enable(tpg)
+    yield dict(iqn=os.path.basename(t), tpg=tpg, tpg2=tpg2, acl=acl, so=so)
+    iscsi.unload()
+
+
+@pytest.fixture
+def ini(tgt):
+    with iscsi.Initiator(iscsi.INI_A) as i:
+        yield i
+
+
+@pytest.fixture
+def sess(tgt, ini):
+    """INI_A logged in to TPG 1; its LUN 0: dict(s=session, dev, sg)."""
+    ini.discover(iscsi.ADDR1)
+    s = ini.login(tgt["iqn"], iscsi.ADDR1)
+    dev, sg = iscsi.luns(s, 1)[0]
+    tcmxlib.tur(dev)
+    return dict(s=s, dev=dev, sg=sg)
+
+
+def test_sendtargets_lists_enabled_portals(tgt, ini):
+    iqn = tgt["iqn"]
+    assert ini.discover(iscsi.ADDR1) == [("127.0.0.1:3260", 1, iqn)]
+    iscsi.enable(tgt["tpg2"])
+    got = sorted(ini.discover(iscsi.ADDR1))
+    assert got == [("127.0.0.1:3260", 1, iqn), ("127.0.0.2:3260", 2, iqn)]
+    # asked through the other portal, the same answer
+    assert sorted(ini.discover(iscsi.ADDR2)) == got
+    iscsi.enable(tgt["tpg2"], False)
+    assert ini.discover(iscsi.ADDR1) == [("127.0.0.1:3260", 1, iqn)]
+
+
+def test_login_reaches_the_mapped_lun(tgt, sess):
+    s = sess["s"]
+    assert s["state"] == "LOGGED_IN" and s["target"] == tgt["iqn"]
+    assert s["tpgt"] == 1 and s["initiator"] == iscsi.INI_A
+    size = int(tcmxlib.rd("/sys/block/%s/size" %
+                          os.path.basename(sess["dev"])))
+    assert size * 512 == 256 * MiB
+    info = iscsi.session_info(tgt["acl"])
+    assert info["sid"] is not None and info["state"] == "LOGGED_IN", \
+        info["text"]
+    assert "InitiatorName: " + iscsi.INI_A in info["text"]
+
+
+def fio_verify(dev, rw, bs, size, offset=0):
+    """fio writing then verifying (crc32c) size bytes of dev from offset;
+    fails on any I/O or verify error."""
+    p = run(["fio", "--name=v", "--filename=" + dev, "--ioengine=libaio",
+             "--direct=1", "--rw=" + rw, "--bs=" + bs, "--iodepth=16",
+             "--size=" + size, "--offset=%d" % offset, "--verify=crc32c",
+             "--do_verify=1", "--verify_fatal=1", "--output-format=terse"],
+            check=False, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    f = p.stdout.strip().splitlines()[-1].split(";")
+    # terse v3: field 5 is the job's error, 6 KiB read, 47 KiB written
+    assert f[4] == "0" and int(f[5]) > 0 and int(f[46]) > 0, p.stdout
+
+
+def test_fio_verify_4k_random(sess):
+    fio_verify(sess["dev"], "randwrite", "4k", "32M")
+    fio_verify(sess["dev"], "randrw", "4k", "16M", offset=64 * MiB)
+
+
+def test_fio_verify_128k_sequential(sess):
+    fio_verify(sess["dev"], "write", "128k", "64M", offset=128 * MiB)
+
+
+def test_ext4_and_bonnie(sess, tmp_path):
+    dev = sess["dev"]
+    run(["mkfs.ext4", "-q", "-F", dev], timeout=300)
+    mnt = str(tmp_path / "mnt")
+    os.mkdir(mnt)
+    run(["mount", dev, mnt])
+    try:
+        p = run(["bonnie++", "-d", mnt, "-s", "64", "-r", "32", "-n", "1",
+                 "-u", "root", "-x", "1", "-q"], check=False, timeout=900)
+        assert p.returncode == 0, p.stdout + p.stderr
+    finally:
+        run(["umount", mnt], check=False)
+    # the filesystem bonnie++ left is whole
+    p = run(["e2fsck", "-f", "-n", dev], check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_lun_reset_then_io(tgt, sess, dmesg):
+    before = iscsi.session_info(tgt["acl"])
+    tcmxlib.fill(sess["dev"], "before-reset", 4 * MiB)
+    want = tcmxlib.sha(sess["dev"], 0, 4 * MiB)
+    run(["sg_reset", "-d", sess["sg"]])
+    # the LUN RESET did it: no escalation to a target reset or a new
+    # session (the initiator escalates when the TMF fails)
+    after = iscsi.session_info(tgt["acl"])
+    assert after["sid"] == before["sid"], (before, after)
+    assert iscsi.session(sess["s"]["sid"])["state"] == "LOGGED_IN"
+    log = dmesg.read()
+    assert "target reset" not in log.lower(), log
+    tcmxlib.tur(sess["dev"])
+    assert tcmxlib.sha(sess["dev"], 0, 4 * MiB) == want
+    fio_verify(sess["dev"], "randwrite", "4k", "8M", offset=32 * MiB)
+
+
+def test_logout_leaves_no_session(tgt, ini, sess):
+    dev = os.path.basename(sess["dev"])
+    ini.logout(sess["s"])
+    assert iscsi.sessions() == []
+    assert not os.path.exists("/sys/block/" + dev)
+    text = iscsi.session_info(tgt["acl"])["text"]
+    assert text.startswith("No active iSCSI Session"), text
+    # and the target takes the next login
+    s = ini.login(tgt["iqn"], iscsi.ADDR1)
+    assert iscsi.luns(s, 1)
+
+
+def test_killed_connection_is_reinstated(tgt, sess, dmesg):
+    """ss -K aborts the initiator's socket (the target reads a reset);
+    iscsid logs in again with the session's ISID and TSIH 0, which the
+    target takes as a reinstatement: a new target session, the same
+    initiator session and disk, fio's data verified across it."""
+    dev = sess["dev"]
+    tcmxlib.fill(dev, "kept-across", 8 * MiB)
+    want = tcmxlib.sha(dev, 0, 8 * MiB)
+    before = iscsi.session_info(tgt["acl"])
+    p = fio.verify_start([dev], size="16M", runtime=240,
+                         offset=64 * MiB)
+    try:
+        # past fio's first verify backlog (64 writes)
+        iscsi.io_flows(dev, "before the cut", n=300)
+        killed = iscsi.kill_connections()
+        assert killed, "ss -K found no connection to kill"
+        # the initiator saw the connection fail, then logged in again
+        iscsi.wait_kmsg(dmesg, "detected conn error")
+        iscsi.wait_state(sess["s"]["sid"], "LOGGED_IN", timeout=60)
+        iscsi.io_flows(dev, "after the login", n=300)
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    fio.verify_stop(p)
+    assert "detected conn error" in dmesg.read()
+    after = iscsi.session_info(tgt["acl"])
+    assert after["sid"] is not None and after["sid"] != before["sid"], \
+        (before, after)
+    assert after["isid"] == before["isid"], (before, after)
+    assert iscsi.sessions()[0]["sid"] == sess["s"]["sid"]
+    assert tcmxlib.sha(dev, 0, 8 * MiB) == want
