@@ -190,6 +190,10 @@ static int sendtargets_tiqn(struct tcmx_iscsi_conn *conn,
 	list_for_each_entry(tpg, &tiqn->tpgs, node) {
 		if (!tpg->enabled && tpg->attrib.tpg_enabled_sendtargets)
 			continue;
+		/* without demo_mode_discovery, only where it has an ACL */
+		if (!tpg->attrib.demo_mode_discovery && conn->sess &&
+		    !tcmx_iscsi_acl_find(tpg, conn->sess->initiator))
+			continue;
 		list_for_each_entry(np, &tpg->nps, node) {
 			if (!named) {
 				ret = tcmx_iscsi_kv_add(buf, size, len,
