@@ -396,6 +396,14 @@ int tcmx_iscsi_data_out(struct tcmx_iscsi_conn *conn)
 				    &conn->peer, off, dlen, ic->edtl);
 		return -EPROTO;
 	}
+	/* in order within a sequence (DataPDUInOrder, DataSequenceInOrder) */
+	if (be32_to_cpu(d->datasn) != ic->datasn) {
+		pr_warn_ratelimited("%pISpc: Data-Out DataSN %u, expected %u, connection closed\n",
+				    &conn->peer, be32_to_cpu(d->datasn),
+				    ic->datasn);
+		return -EPROTO;
+	}
+	ic->datasn++;
 	conn->rx_cmd = ic;
 	conn->rx_off = off;
 	conn->rx_discard = false;
@@ -414,10 +422,14 @@ int tcmx_iscsi_data_done(struct tcmx_iscsi_conn *conn)
 	conn->rx_cmd = NULL;
 	ic->data_got += dlen;
 	if ((d->opcode & ISCSI_OPCODE_MASK) == ISCSI_OP_SCSI_DATA_OUT) {
+		if (d->flags & ISCSI_FLAG_CMD_FINAL)
+			ic->datasn = 0;	/* the next sequence starts over */
 		if (d->ttt == cpu_to_be32(ISCSI_RESERVED_TAG)) {
 			ic->unsol_left -= dlen;
-			if (d->flags & ISCSI_FLAG_CMD_FINAL)
+			if (d->flags & ISCSI_FLAG_CMD_FINAL || !ic->unsol_left) {
 				ic->unsol_left = 0;
+				ic->datasn = 0;
+			}
 		} else if (d->flags & ISCSI_FLAG_CMD_FINAL) {
 			ic->r2t_out--;
 		}
