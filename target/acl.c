@@ -51,6 +51,7 @@ static void *tcmx_nexus_want(struct tcmx_nexus *n, u64 id)
 		wp = m->write_protect ? TCMX_MAP_WP : 0;
 	} else {
 		lun = xa_load(&tpg->luns, id);
+		wp = n->demo_wp ? TCMX_MAP_WP : 0;
 	}
 	/* linked, not on its way out, and published in the TPG */
 	if (!lun || !lun->dev || lun->unlinking ||

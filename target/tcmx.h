@@ -293,6 +293,11 @@ struct tcmx_nexus {
 	struct tcmx_acl			*acl;	/* NULL: demo mode */
 	struct list_head		node;	/* tpg->nexuses */
 	atomic_t			deferred;	/* pinned commands */
+	/*
+	 * fabric, set before registering: in demo mode (no ACL) every
+	 * entry is a write-protected mapping (demo_mode_write_protect)
+	 */
+	bool				demo_wp;
 	/* the initiator port name: fixed while registered */
 	char				name[TCMX_NAME_LEN];
 	/*
