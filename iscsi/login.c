@@ -14,8 +14,7 @@
 
 #include <linux/slab.h>
 #include <linux/string.h>
-#include "chap.h"
-#include "proto.h"
+#include "login.h"
 
 #define LOGIN_KEYS	64
 
@@ -24,40 +23,7 @@
 #define LOGIN_INIT_ERR(d)	LOGIN_ERR(ISCSI_STATUS_CLS_INITIATOR_ERR, d)
 #define LOGIN_TGT_ERR(d)	LOGIN_ERR(ISCSI_STATUS_CLS_TARGET_ERR, d)
 
-struct tcmx_iscsi_login {
-	struct tcmx_iscsi_sess	*sess;
-	u8			isid[6];
-	u16			tsih;
-	__be16			cid;
-	bool			first_done;	/* first PDU handled */
-	bool			auth_done;
-	bool			discovery;
-	bool			need_auth;
-	bool			chap_on;	/* AuthMethod=CHAP agreed */
-	struct tcmx_iscsi_chap	chap;
-	u32			login_timeout;
-	u8			stage;		/* CSG of the last PDU */
-	u32			rsp_len;
-	char			rsp[TCMX_ISCSI_LOGIN_MAX];
-	/* the TPG's param/ when the TPG was chosen, and what was seen */
-	char			ours[TCMX_ISCSI_KEY_NR][TCMX_ISCSI_VALUE_LEN];
-	bool			seen[TCMX_ISCSI_KEY_NR];
-	char			value[32];
-};
-
 static atomic_t tsih_next = ATOMIC_INIT(0);
-
-void tcmx_iscsi_login_free(struct tcmx_iscsi_conn *conn)
-{
-	struct tcmx_iscsi_login *login = conn->login;
-
-	if (!login)
-		return;
-	if (login->sess)
-		tcmx_iscsi_sess_free(login->sess);
-	kfree(login);
-	conn->login = NULL;
-}
 
 /* a Login Response of @status (class << 8 | detail) with login->rsp */
 static int login_send(struct tcmx_iscsi_conn *conn, u16 status, bool transit,

@@ -2,15 +2,21 @@
 /*
  * tcmx_iscsi, the protocol half: what its files share.
  *
+ * Top to bottom (a file calls only files below it):
  * net.c      listeners (one per address, shared by every portal on it),
- *            accept, the socket callbacks, connection teardown
- * conn.c     a connection's io work: the PDU receive state machine, PDU
- *            transmit, dispatch by opcode, NOP, Logout, Reject
+ *            accept
+ * conn.c     a connection's io work: the PDU receive state machine,
+ *            dispatch by opcode, NOP, Logout
  * login.c    the login phase: stages, status classes, TPG and ACL choice
- * text.c     key=value lists: negotiation (RFC 7143 rules), Text requests
- * session.c  sessions: command pool, nexus, reinstatement, the show files
+ * text.c     Text requests (SendTargets)
+ * keys.c     key=value lists: negotiation (RFC 7143 rules)
+ * sess_info.c the configfs files that show sessions
  * cmd.c      SCSI commands: immediate/unsolicited data, R2T, Data-Out,
  *            submission to the core, Data-In and SCSI Response
+ * pdu.c      PDU transmit: header, data, digests, SNs, Reject
+ * conns.c    connection lifetime: the socket callbacks, teardown, the
+ *            walks over connections and sessions, reinstatement
+ * session.c  sessions: command pool, nexus
  *
  * One connection per session (MaxConnections=1): its io work (on
  * tcmx_iscsi_wq) is the only context that receives or sends on it and the
@@ -81,7 +87,7 @@ struct tcmx_iscsi_ops_params {
 };
 
 struct tcmx_iscsi_conn {
-	struct list_head		node;	/* conns, net.c */
+	struct list_head		node;	/* conns, conns.c */
 	struct socket			*sock;
 	struct tcmx_iscsi_listener	*listener;
 	/* set under tcmx_iscsi_cfg_mutex at login, then fixed */
@@ -194,19 +200,26 @@ struct tcmx_iscsi_sess {
 	unsigned int			tmf_wait;	/* commands in core */
 };
 
-/* net.c */
+/* conns.c: connection and session lifetime */
 typedef void (*tcmx_iscsi_sess_fn)(struct tcmx_iscsi_sess *sess, void *arg);
 
+extern struct workqueue_struct *tcmx_iscsi_release_wq;
+
+void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
+			   work_func_t io_work);
 void tcmx_iscsi_conn_close(struct tcmx_iscsi_conn *conn);
 bool tcmx_iscsi_conn_wanted(struct tcmx_iscsi_conn *conn);
 void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 			      struct tcmx_iscsi_sess *sess);
+void tcmx_iscsi_conns_end_on(struct tcmx_iscsi_listener *l,
+			     struct tcmx_iscsi_tpg *tpg);
 void tcmx_iscsi_sess_walk(struct tcmx_iscsi_tpg *tpg,
 			      const char *initiator, tcmx_iscsi_sess_fn fn,
 			      void *arg);
+void tcmx_iscsi_sess_reinstate(struct tcmx_iscsi_sess *sess);
+void tcmx_iscsi_login_free(struct tcmx_iscsi_conn *conn);
 
-/* conn.c */
-void tcmx_iscsi_io_work(struct work_struct *work);
+/* pdu.c */
 int tcmx_iscsi_send_pdu(struct tcmx_iscsi_conn *conn, const void *data,
 			u32 len, bool more);
 int tcmx_iscsi_send_sgl(struct tcmx_iscsi_conn *conn,
@@ -215,14 +228,38 @@ int tcmx_iscsi_send_sgl(struct tcmx_iscsi_conn *conn,
 void tcmx_iscsi_reject(struct tcmx_iscsi_conn *conn, u8 reason);
 void tcmx_iscsi_set_sn(struct tcmx_iscsi_conn *conn, __be32 *statsn,
 		       __be32 *expcmdsn, __be32 *maxcmdsn, bool advance);
-void tcmx_iscsi_expect_data(struct tcmx_iscsi_conn *conn, u32 len);
-void tcmx_iscsi_conn_free_rx(struct tcmx_iscsi_conn *conn);
+
+/* conn.c */
+void tcmx_iscsi_io_work(struct work_struct *work);
+
+/* the data segment goes to rx_buf (@len bytes), or nowhere */
+static inline void tcmx_iscsi_expect_data(struct tcmx_iscsi_conn *conn,
+					  u32 len)
+{
+	conn->rx_cmd = NULL;
+	conn->rx_discard = len > conn->rx_buf_len;
+}
+
+/* digests: CRC32C, sent least significant byte first */
+static inline bool tcmx_iscsi_hdigest(struct tcmx_iscsi_conn *conn)
+{
+	return conn->sess && conn->sess->p.header_digest;
+}
+
+static inline bool tcmx_iscsi_ddigest(struct tcmx_iscsi_conn *conn)
+{
+	return conn->sess && conn->sess->p.data_digest;
+}
+
+static inline __le32 tcmx_iscsi_digest_final(u32 crc)
+{
+	return cpu_to_le32(~crc);
+}
 
 /* login.c */
 int tcmx_iscsi_login_pdu(struct tcmx_iscsi_conn *conn);
-void tcmx_iscsi_login_free(struct tcmx_iscsi_conn *conn);
 
-/* text.c */
+/* keys.c */
 struct tcmx_iscsi_kv {
 	char	*key;
 	char	*value;
@@ -235,6 +272,8 @@ int tcmx_iscsi_kv_add(char *buf, u32 size, u32 *len, const char *key,
 const char *tcmx_iscsi_negotiate(enum tcmx_iscsi_key key, const char *ours,
 				 const char *theirs, char *out, size_t size);
 int tcmx_iscsi_key_id(const char *name);
+
+/* text.c */
 int tcmx_iscsi_sendtargets(struct tcmx_iscsi_conn *conn, const char *which,
 			   char *buf, u32 size);
 int tcmx_iscsi_text_pdu(struct tcmx_iscsi_conn *conn);
@@ -243,7 +282,6 @@ int tcmx_iscsi_text_pdu(struct tcmx_iscsi_conn *conn);
 struct tcmx_iscsi_sess *tcmx_iscsi_sess_alloc(struct tcmx_iscsi_conn *conn);
 int tcmx_iscsi_sess_start(struct tcmx_iscsi_sess *sess);
 void tcmx_iscsi_sess_free(struct tcmx_iscsi_sess *sess);
-void tcmx_iscsi_sess_reinstate(struct tcmx_iscsi_sess *sess);
 struct tcmx_iscsi_cmd *tcmx_iscsi_cmd_get(struct tcmx_iscsi_sess *sess);
 void tcmx_iscsi_cmd_put(struct tcmx_iscsi_cmd *ic);
 int tcmx_iscsi_cmd_buf(struct tcmx_iscsi_cmd *ic, u32 len);
