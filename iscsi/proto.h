@@ -8,11 +8,13 @@
  * conn.c     a connection's io work: the PDU receive state machine,
  *            dispatch by opcode, NOP, Logout
  * login.c    the login phase: stages, status classes, TPG and ACL choice
+ * chap.c     CHAP, for the login's security stage
  * text.c     Text requests (SendTargets)
  * keys.c     key=value lists: negotiation (RFC 7143 rules)
  * sess_info.c the configfs files that show sessions
  * cmd.c      SCSI commands: immediate/unsolicited data, R2T, Data-Out,
  *            submission to the core, Data-In and SCSI Response
+ * tmf.c      task management: aborts, resets, the answer once commands are back
  * pdu.c      PDU transmit: header, data, digests, SNs, Reject
  * conns.c    connection lifetime: the socket callbacks, teardown, the
  *            walks over connections and sessions, reinstatement
