@@ -52,7 +52,45 @@ def pytest_configure(config):
                     "forces a run on this machine", returncode=2)
 
 
+# CI tiers (CI has 90 minutes and must stay under 60): tools/check sets
+# TCMX_TIER per kernel; without it (tests/run by hand) everything runs.
+#   full    6.1: every module
+#   second  6.12: all but the long runs whose kernel side 6.1 covers
+#           (libiscsi, fuzzers, fault injection, userspace flows)
+#   core    PREEMPT_RT: the locking-heavy core: reservations, unit
+#           attentions, atomicity, task management, data, ACLs, module
+#           life, and iSCSI sessions and masking
+TIER_NOT_SECOND = {
+    "test_conformance", "test_configfs_fuzz", "test_lifecycle_faults",
+    "test_iscsi_libiscsi", "test_fuzz_sgio", "test_multipath",
+    "test_scsi_thin", "test_saverestore", "test_targetcli",
+}
+TIER_CORE = {
+    "test_scsi_pr", "test_unit_attention", "test_atomicity",
+    "test_task_management", "test_data", "test_acls", "test_modules",
+    "test_iscsi_sessions", "test_iscsi_masking",
+}
+
+
+def tier_skip(tier, module):
+    """Why @module does not run in CI tier @tier, or None."""
+    if tier == "second" and module in TIER_NOT_SECOND:
+        return "CI tier second (%s): %s runs in tier full (6.1)" % (
+            tcmxlib.KVER, module)
+    if tier == "core" and module not in TIER_CORE:
+        return "CI tier core (%s): %s runs in tiers full and second " \
+            "(6.1, 6.12)" % (tcmxlib.KVER, module)
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
+    tier = os.environ.get("TCMX_TIER", "full")
+    if tier not in ("full", "second", "core"):
+        raise pytest.UsageError("TCMX_TIER=%s: full, second or core" % tier)
+    for item in items:
+        why = tier_skip(tier, item.module.__name__.rsplit(".", 1)[-1])
+        if why:
+            item.add_marker(pytest.mark.skip(reason=why))
     if tcmxlib.STACK == "tcmx":
         return
     skip = pytest.mark.skip(
