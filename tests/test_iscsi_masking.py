@@ -78,9 +78,12 @@ def test_report_luns_per_initiator(tgt):
     assert serial(iscsi.INI_A, iqn, 1) == ser[1]
     assert serial(iscsi.INI_B, iqn, 0) == ser[2]
     assert serial(iscsi.INI_B, iqn, 3) == ser[1]
-    # a LUN number the initiator has no mapping for is not there
+    # a LUN number the initiator has no mapping for is not there: ILLEGAL
+    # REQUEST, LOGICAL UNIT NOT SUPPORTED (05/25/00)
     p = serial(iscsi.INI_B, iqn, 1)
     assert not isinstance(p, str), "INI_B reached its unmapped LUN 1"
+    assert "LOGICAL_UNIT_NOT_SUPPORTED" in p.stdout + p.stderr, \
+        p.stdout + p.stderr
 
 
 def test_unknown_initiator_cannot_log_in(tgt):

@@ -105,6 +105,18 @@ def mp(stack):
         iscsi.unload()
         for m in ("dm_round_robin", "dm_multipath"):
             run(["rmmod", m], check=False)
+        unload_alua_handler()
+
+
+def unload_alua_handler():
+    """scsi_dh_alua out (mpd loads it): left loaded, it would attach to
+    the next tests' disks and take their unit attentions."""
+    for _ in range(30):
+        if not tcmxlib.loaded("scsi_dh_alua"):
+            return
+        run(["rmmod", "scsi_dh_alua"], check=False)
+        time.sleep(1)
+    raise AssertionError("scsi_dh_alua still loaded after the test")
 
 
 def dm_remove():
@@ -247,11 +259,8 @@ def mpd(mp):
         sh("multipath -F", check=False)
         sh("udevadm control --exit", check=False)
         os.unlink("/etc/multipath.conf")
-        for _ in range(30):
-            if run(["rmmod", "scsi_dh_alua"], check=False).returncode == 0 \
-                    or not tcmxlib.loaded("scsi_dh_alua"):
-                break
-            time.sleep(1)
+        # scsi_dh_alua goes in mp's teardown, once the sessions' disks it
+        # is attached to are gone
 
 
 @pytest.mark.skipif(tcmxlib.PREEMPT_RT, reason=tcmxlib.USERSPACE_NOT_ON_RT_WHY)

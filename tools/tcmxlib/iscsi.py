@@ -274,6 +274,17 @@ def _write_conf(path, settings):
         f.writelines(lines)
 
 
+def chap_settings(prefix, user, secret, muser=None, msecret=None):
+    """iscsiadm's CHAP keys under prefix (node.session.auth. or
+    discovery.sendtargets.auth.): one-way, or mutual with muser."""
+    sets = {prefix + "authmethod": "CHAP", prefix + "username": user,
+            prefix + "password": secret}
+    if muser:
+        sets[prefix + "username_in"] = muser
+        sets[prefix + "password_in"] = msecret
+    return sets
+
+
 class Initiator:
     """open-iscsi with its own /etc/iscsi (a tmpfs copy bind-mounted over
     the VM's) and an iscsid of its own; the initiator name `name`.
@@ -361,12 +372,8 @@ class Initiator:
         # a second call updates the record made by the first
         iscsiadm("-m", "discoverydb", "-t", "st", "-p", pt, "-o", "new",
                  check=False)
-        sets = {"discovery.sendtargets.auth.authmethod": "CHAP",
-                "discovery.sendtargets.auth.username": user,
-                "discovery.sendtargets.auth.password": secret}
-        if muser:
-            sets["discovery.sendtargets.auth.username_in"] = muser
-            sets["discovery.sendtargets.auth.password_in"] = msecret
+        sets = chap_settings("discovery.sendtargets.auth.", user, secret,
+                             muser, msecret)
         for k, v in sets.items():
             iscsiadm("-m", "discoverydb", "-t", "st", "-p", pt, "-o",
                      "update", "-n", k, "-v", v)
@@ -394,12 +401,8 @@ class Initiator:
     def chap(self, iqn, addr, user, secret, muser=None, msecret=None,
              port=PORT):
         """CHAP on the node record of iqn at addr (mutual with muser)."""
-        sets = {"node.session.auth.authmethod": "CHAP",
-                "node.session.auth.username": user,
-                "node.session.auth.password": secret}
-        if muser:
-            sets["node.session.auth.username_in"] = muser
-            sets["node.session.auth.password_in"] = msecret
+        sets = chap_settings("node.session.auth.", user, secret, muser,
+                             msecret)
         for k, v in sets.items():
             self.node_set(iqn, addr, k, v, port)
 
