@@ -98,25 +98,50 @@ void tcmx_cdb_lba(struct tcmx_cmd *cmd)
 }
 
 /*
+ * A write whose data-out buffer holds less than the @need bytes its CDB
+ * transfers (cmd->overflow: the difference).  If the fabric reports
+ * overflows (iSCSI) and the buffer holds whole blocks, the command goes on
+ * with those blocks, none perhaps: GOOD, and the initiator learns from the
+ * residual what was left.  Otherwise, or if a block would be torn at the
+ * buffer's end, it is refused before anything moves, as INVALID FIELD IN
+ * COMMAND INFORMATION UNIT (what libiscsi accepts for such a write).
+ */
+enum tcmx_status tcmx_write_overflow(struct tcmx_cmd *cmd, u64 need)
+{
+	struct tcmx_dev *dev = cmd->dev;
+	u32 len = cmd->data_len;
+
+	cmd->overflow = min_t(u64, need - len, U32_MAX);
+	if (!cmd->tpg->ops->reports_overflow || len & (dev->block_size - 1))
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_IU_FIELD);
+	cmd->nr_blocks = len >> dev->block_shift;
+	cmd->xfer_len = len;
+	return TCMX_GOOD;
+}
+
+/*
  * Out of line, for tcmx_setup_rw(): a transfer length beyond the backend's
  * limit, or an overflow (the initiator's buffer is shorter than the CDB's
  * transfer length).  As SAM has it for an overflow, a READ runs with no data
  * moved beyond the buffer: it fills the buffer (a partial block at its end
- * included), GOOD, residual 0.  A write would leave a block torn at the end
- * of the buffer: refused before anything moves, as INVALID FIELD IN COMMAND
- * INFORMATION UNIT (what libiscsi accepts for an overflowing write).
+ * included), GOOD.  A write: tcmx_write_overflow().
  */
 static noinline enum tcmx_status tcmx_rw_overflow(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	u64 need = (u64)cmd->nr_blocks << dev->block_shift;
 
 	if (cmd->nr_blocks > dev->attrib.hw_max_sectors)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
-	if (cmd->desc->dir != DMA_FROM_DEVICE)
-		return tcmx_sense(cmd, TCMX_SENSE_INVALID_IU_FIELD);
+	if (cmd->desc->dir != DMA_FROM_DEVICE) {
+		if (tcmx_write_overflow(cmd, need))
+			return TCMX_CHECK;
+	} else {
+		cmd->overflow = min_t(u64, need - cmd->data_len, U32_MAX);
+		cmd->xfer_len = cmd->data_len;
+	}
 	cmd->fua = tcmx_cdb_dpofua(cmd->cdb) & TCMX_CDB_FUA;
-	cmd->xfer_len = cmd->data_len;
-	cmd->execute = cmd->data_len ? dev->execute_rw : tcmx_execute_nop;
+	cmd->execute = cmd->xfer_len ? dev->execute_rw : tcmx_execute_nop;
 	return TCMX_GOOD;
 }
 
@@ -146,6 +171,21 @@ static enum tcmx_status tcmx_setup_rw(struct tcmx_cmd *cmd)
 }
 
 /*
+ * A data-in command sent with a data-out buffer, by a fabric whose
+ * buffers are its own (->own_buffers): it reads into that buffer, and the
+ * fabric sends nothing back, the initiator having asked for nothing.
+ */
+static noinline bool tcmx_data_in_to_fabric(struct tcmx_cmd *cmd,
+					    const struct tcmx_cmd_desc *d)
+{
+	if (d->dir != DMA_FROM_DEVICE || cmd->data_dir != DMA_TO_DEVICE ||
+	    !cmd->tpg->ops->own_buffers)
+		return false;
+	cmd->data_dir = DMA_FROM_DEVICE;
+	return true;
+}
+
+/*
  * Once per command, for the row @d of its CDB (tcmx_cdb_row(), NULL if
  * there is none).  On success cmd->desc and cmd->execute are set: the
  * row's ->execute, unless its ->parse chose another; a failure has its
@@ -172,7 +212,8 @@ enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd,
 	if (unlikely(tcmx_cdb_reserved(cmd->cdb, d)))
 		return tcmx_reserved_bit(cmd, d);
 	/* no parameter data into a DATA-OUT buffer, no DATA-IN written */
-	if (unlikely(cmd->data_len && cmd->data_dir != d->dir))
+	if (unlikely(cmd->data_len && cmd->data_dir != d->dir) &&
+	    !tcmx_data_in_to_fabric(cmd, d))
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
 
 	if (d->flags & TCMX_CMD_LBA) {

@@ -379,18 +379,28 @@ static enum tcmx_status integ_parse_verify(struct tcmx_cmd *cmd)
 			  cmd->dev->block_size);
 }
 
-/* WRITE AND VERIFY(10/12/16), ORWRITE(16): the range, as WRITE takes it */
+/*
+ * WRITE AND VERIFY(10/12/16), ORWRITE(16): the range, as WRITE takes it;
+ * a buffer too short for it, as WRITE where the fabric reports overflows
+ * (tcmx_write_overflow()), else an invalid CDB field.
+ */
 static enum tcmx_status integ_parse_write(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
+	u64 need = (u64)cmd->nr_blocks << dev->block_shift;
 
-	if (!cmd->nr_blocks) {
+	if (cmd->nr_blocks > dev->attrib.hw_max_sectors)
+		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+	if (need > cmd->data_len && cmd->tpg->ops->reports_overflow) {
+		if (tcmx_write_overflow(cmd, need))
+			return TCMX_CHECK;
+		need = cmd->xfer_len;
+	}
+	if (!need) {
 		cmd->execute = tcmx_execute_nop;
 		return TCMX_GOOD;
 	}
-	if (cmd->nr_blocks > dev->attrib.hw_max_sectors)
-		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
-	return integ_need(cmd, (u64)cmd->nr_blocks << dev->block_shift);
+	return integ_need(cmd, need);
 }
 
 /* COMPARE AND WRITE: byte 13 blocks, twice that much data-out exactly */

@@ -101,6 +101,7 @@ enum tcmx_sense {
 	TCMX_SENSE_UA_INQUIRY_CHANGED,	/* 06/3F/03 */
 	TCMX_SENSE_INSUFFICIENT_REG_RESOURCES,	/* 05/55/04 */
 	TCMX_SENSE_LU_COMM_FAILURE,	/* 02/08/00 */
+	TCMX_SENSE_PROTOCOL_CRC,	/* 0B/47/05: a transport sequence error */
 	TCMX_SENSE_NR
 };
 
@@ -153,6 +154,8 @@ struct tcmx_cmd {
 	u8			sense_len;	/* valid bytes in ->sense */
 	bool			fua;
 	bool			pinned;		/* tcmx_cmd_pin() was called */
+	/* bytes the CDB wanted beyond data_len (READ/WRITE), else 0 */
+	u32			overflow;
 	u64			start_ns;	/* only while tcmx:cmd_complete is on */
 	tcmx_execute_fn		execute;
 
@@ -438,6 +441,21 @@ struct tcmx_fabric_ops {
 	 * comes back to the nexus of its target port, whatever its name.
 	 */
 	bool		nexus_per_tpg;
+	/*
+	 * The fabric tells the initiator how much of its buffer the CDB
+	 * wanted beyond it (iSCSI's O bit and Residual Count, from
+	 * cmd->overflow): a write whose buffer is shorter than its CDB's
+	 * transfer length and holds whole blocks writes those blocks, GOOD,
+	 * instead of being refused.
+	 */
+	bool		reports_overflow;
+	/*
+	 * The data buffers are the fabric's own pages, not the initiator's
+	 * memory: a command whose CDB moves data in, sent with data out,
+	 * reads into that buffer and nothing goes back (iSCSI's W bit on a
+	 * READ: the initiator asked for no data).
+	 */
+	bool		own_buffers;
 
 	/* slow path, process context */
 	struct tcmx_wwn	*(*make_wwn)(struct tcmx_fabric *tf, const char *name);

@@ -477,6 +477,8 @@ static inline const struct tcmx_cmd_desc *tcmx_cdb_row(const u8 *cdb)
 enum tcmx_status tcmx_parse_cdb(struct tcmx_cmd *cmd,
 				const struct tcmx_cmd_desc *d);
 enum tcmx_status tcmx_execute_nop(struct tcmx_cmd *cmd);
+/* cdb.c: a write whose buffer is shorter than the @need bytes it moves */
+enum tcmx_status tcmx_write_overflow(struct tcmx_cmd *cmd, u64 need);
 
 /* whether the decoded @cmd of row @d runs in a worker (TCMX_CMD_DEFER) */
 static inline bool tcmx_cmd_defers(const struct tcmx_cmd *cmd,

@@ -158,6 +158,7 @@ static void tcmx_cmd_reset(struct tcmx_cmd *cmd)
 	cmd->nr_blocks = 0;
 	cmd->fua = false;
 	cmd->pinned = false;
+	cmd->overflow = 0;
 	cmd->desc = NULL;
 	cmd->start_ns = trace_tcmx_cmd_complete_enabled() ? ktime_get_ns() : 0;
 }

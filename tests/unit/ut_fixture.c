@@ -361,6 +361,7 @@ static const struct {
 	{ TCMX_SENSE_ALUA_UNAVAILABLE,	  0x02, 0x04, 0x0c },
 	{ TCMX_SENSE_ALUA_OFFLINE,	  0x02, 0x04, 0x12 },
 	{ TCMX_SENSE_UA_ALUA_CHANGED,	  0x06, 0x2a, 0x06 },
+	{ TCMX_SENSE_PROTOCOL_CRC,	  0x0b, 0x47, 0x05 },
 };
 
 int ut_sense_kcq(const u8 *s, u8 *key, u8 *asc, u8 *ascq)

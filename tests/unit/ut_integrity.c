@@ -219,6 +219,34 @@ static void integ_write_cases(void)
 	CHECK(fake_writes == 5 && ut_cmd.xfer_len == 0);
 }
 
+/*
+ * WRITE AND VERIFY with a buffer shorter than its range, over a fabric
+ * that reports overflows: the whole blocks of the buffer, GOOD; a torn
+ * block refused as for WRITE.  (On the loopback: an invalid CDB field.)
+ */
+static const struct tcmx_fabric_ops integ_iscsi_ops = {
+	.name = "iscsi",
+	.reports_overflow = true,
+};
+
+static void integ_overflow_cases(void)
+{
+	fake_reset(0);
+	ut_tpg.ops = &integ_iscsi_ops;
+	EXPECT(RUN(C(0x2e, 0x02, 0, 0, 0, 4, 0, 0, 2), 512, OUT, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 512 && ut_cmd.overflow == 512 &&
+	      fake_writes == 1 && fake_w_lba == 4 && fake_w_nr == 1 &&
+	      fake_is(4 * 512, 512, F) && fake_is(5 * 512, 512, 0));
+	EXPECT(RUN(C(0x8e, 0x02, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1), 0, NONE, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 0 && ut_cmd.overflow == 512 &&
+	      fake_writes == 1);
+	EXPECT(RUN(C(0xae, 0x02, 0, 0, 0, 4, 0, 0, 0, 1), 200, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.overflow == 312 && fake_writes == 1);
+	ut_tpg.ops = &ut_fabric_ops;
+	EXPECT(RUN(C(0x2e, 0x02, 0, 0, 0, 4, 0, 0, 2), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK(fake_writes == 1);
+}
+
 static void integ_caw_cases(void)
 {
 	/* the compare half matches: the write half goes to the medium */
@@ -355,6 +383,7 @@ void ut_test_integrity(void)
 	ut_ops.write_blocks = fake_write;
 	integ_verify_cases();
 	integ_write_cases();
+	integ_overflow_cases();
 	integ_caw_cases();
 	integ_exclusion_cases();
 	integ_other_cases();

@@ -95,6 +95,59 @@ static void sbc_residuals(void)
 	CHECK(list[0] == UT_FILL && list[23] == UT_FILL);
 }
 
+/*
+ * The same over a fabric that reports overflows and owns its buffers
+ * (iSCSI): an overflowing write of whole blocks writes those, GOOD, and
+ * cmd->overflow says what the CDB wanted beyond the buffer; a torn block
+ * is still refused.  A READ sent with a data-out buffer reads into it.
+ */
+static const struct tcmx_fabric_ops sbc_iscsi_ops = {
+	.name = "iscsi",
+	.reports_overflow = true,
+	.own_buffers = true,
+};
+
+static void sbc_residuals_reported(void)
+{
+	ut_tpg.ops = &sbc_iscsi_ops;
+	/* underflow and exact: no overflow */
+	EXPECT(RUN(C(0x8a, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 2), 10000, OUT, 0), UT_GOOD);
+	CHECK_RW(16, 2, false);
+	CHECK(ut_cmd.overflow == 0);
+	/* 8 blocks into 4: the first 4 written */
+	EXPECT(RUN(C(0x2a, 0x08, 0, 0, 0, 0x10, 0, 0, 8), 2048, OUT, 0), UT_GOOD);
+	CHECK_RW(16, 4, true);
+	CHECK(ut_cmd.overflow == 2048);
+	/* no buffer: GOOD, nothing written, one block of overflow */
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 0, NONE, 0), UT_GOOD);
+	CHECK(ut_cmd.execute != ut_stub_rw && ut_cmd.xfer_len == 0 &&
+	      ut_cmd.overflow == 512);
+	/* a torn block: refused, nothing moved, the overflow still told */
+	EXPECT(RUN(C(0x0a, 0, 0, 0, 2), 1023, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.xfer_len == 0 && ut_cmd.overflow == 1);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 1), 200, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.xfer_len == 0 && ut_cmd.overflow == 312);
+	/* a READ: the buffer filled, the overflow told */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0x10, 0, 0, 8), 2048, IN, 0), UT_GOOD);
+	CHECK(ut_cmd.xfer_len == 2048 && ut_cmd.overflow == 2048);
+	/* beyond the backend's limit: refused, no overflow */
+	ut_dev.attrib.hw_max_sectors = 128;
+	EXPECT(RUN(C(0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 129), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK(ut_cmd.overflow == 0);
+	ut_dev.attrib.hw_max_sectors = 4294967288u;
+	/* a READ with a data-out buffer reads into it; a WRITE the other way does not */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0x10, 0, 0, 1), 512, OUT, 0), UT_GOOD);
+	CHECK_RW(16, 1, false);
+	CHECK(ut_cmd.data_dir == DMA_FROM_DEVICE);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0x10, 0, 0, 1), 512, IN, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x00), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	ut_tpg.ops = &ut_fabric_ops;
+	/* not on the loopback */
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0x10, 0, 0, 1), 512, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	EXPECT(RUN(C(0x2a, 0, 0, 0, 0, 0, 0, 0, 2), 512, OUT, 0), TCMX_SENSE_INVALID_IU_FIELD);
+	CHECK(ut_cmd.overflow == 512 && ut_cmd.xfer_len == 0);
+}
+
 static void sbc_other(void)
 {
 	EXPECT(RUN(C(0x25), 8, IN, 0), UT_GOOD);
@@ -135,5 +188,6 @@ void ut_test_sbc(void)
 {
 	sbc_read_write();
 	sbc_residuals();
+	sbc_residuals_reported();
 	sbc_other();
 }
