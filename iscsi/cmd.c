@@ -30,39 +30,25 @@ static void cmd_set_sn(struct tcmx_iscsi_conn *conn, __be32 *statsn,
 	conn->sess->nr_busy++;
 }
 
-/* residual over/underflow of @ic against its expected transfer length */
+/*
+ * Residual over/underflow of @ic against its expected transfer length:
+ * what the CDB wanted beyond the buffer (the core's cmd->overflow), else
+ * the part of the buffer nothing moved to or from.
+ */
 static u8 cmd_residual(struct tcmx_iscsi_cmd *ic, u32 *resid)
 {
 	struct tcmx_cmd *cmd = &ic->cmd;
-	u64 want;
 
 	*resid = 0;
+	if (cmd->overflow) {
+		*resid = cmd->overflow;
+		return ISCSI_FLAG_CMD_OVERFLOW;
+	}
 	if (cmd->xfer_len < ic->edtl) {
 		*resid = ic->edtl - cmd->xfer_len;
 		return ISCSI_FLAG_CMD_UNDERFLOW;
 	}
-	/* a READ longer than the buffer: the core filled the buffer */
-	want = ic->read_want;
-	if (want > ic->edtl && cmd->status == SAM_STAT_GOOD) {
-		*resid = min_t(u64, want - ic->edtl, U32_MAX);
-		return ISCSI_FLAG_CMD_OVERFLOW;
-	}
 	return 0;
-}
-
-/*
- * While the LUN is still held (the submitter's RCU section, or before
- * ->queue_status() returns): the bytes a READ's CDB asked for.
- */
-static void cmd_note_want(struct tcmx_iscsi_cmd *ic)
-{
-	struct tcmx_cmd *cmd = &ic->cmd;
-
-	ic->read_want = 0;
-	if (ic->read && cmd->dev &&
-	    (ic->cdb[0] == READ_6 || ic->cdb[0] == READ_10 ||
-	     ic->cdb[0] == READ_12 || ic->cdb[0] == READ_16))
-		ic->read_want = (u64)cmd->nr_blocks << cmd->dev->block_shift;
 }
 
 static int cmd_send_rsp(struct tcmx_iscsi_conn *conn,
@@ -181,7 +167,6 @@ void tcmx_iscsi_queue_status(struct tcmx_cmd *cmd)
 						 cmd);
 	struct tcmx_iscsi_conn *conn = ic->conn;
 
-	cmd_note_want(ic);
 	llist_add(&ic->done_node, &conn->done);
 	queue_work(tcmx_iscsi_wq, &conn->io_work);
 }
@@ -196,8 +181,6 @@ static void cmd_submit(struct tcmx_iscsi_conn *conn,
 	ic->submitted = true;
 	rcu_read_lock();
 	done = tcmx_submit_cmd(&ic->cmd);
-	if (done)
-		cmd_note_want(ic);
 	rcu_read_unlock();
 	if (done)
 		cmd_respond(conn, ic);
@@ -225,12 +208,37 @@ static int cmd_send_r2t(struct tcmx_iscsi_conn *conn,
 	return tcmx_iscsi_send_pdu(conn, NULL, 0, false);
 }
 
+/*
+ * A write that lost a Data-Out (a DataSN out of order: RFC 7143 takes it
+ * for a digest error on one before), once every sequence it had going has
+ * ended: at ErrorRecoveryLevel 0 it ends in CHECK CONDITION, PROTOCOL
+ * SERVICE CRC ERROR, nothing written, and the connection goes on.
+ */
+static void cmd_data_failed(struct tcmx_iscsi_conn *conn,
+			    struct tcmx_iscsi_cmd *ic)
+{
+	struct tcmx_cmd *cmd = &ic->cmd;
+
+	/* never submitted: no LUN, no transfer, fixed-format sense */
+	cmd->lun = NULL;
+	cmd->dev = NULL;
+	cmd->xfer_len = 0;
+	cmd->overflow = 0;
+	tcmx_sense(cmd, TCMX_SENSE_PROTOCOL_CRC);
+	cmd_respond(conn, ic);
+}
+
 /* a write's data came in: submit it once whole, else ask for more */
 static int cmd_progress(struct tcmx_iscsi_conn *conn,
 			struct tcmx_iscsi_cmd *ic)
 {
 	int ret;
 
+	if (unlikely(ic->data_err)) {
+		if (!ic->unsol_left && !ic->r2t_out)
+			cmd_data_failed(conn, ic);
+		return 0;
+	}
 	if (!ic->write || ic->data_got >= ic->edtl) {
 		cmd_submit(conn, ic);
 		return 0;
@@ -396,15 +404,21 @@ int tcmx_iscsi_data_out(struct tcmx_iscsi_conn *conn)
 				    &conn->peer, off, dlen, ic->edtl);
 		return -EPROTO;
 	}
-	/* in order within a sequence (DataPDUInOrder, DataSequenceInOrder) */
-	if (be32_to_cpu(d->datasn) != ic->datasn) {
-		pr_warn_ratelimited("%pISpc: Data-Out DataSN %u, expected %u, connection closed\n",
-				    &conn->peer, be32_to_cpu(d->datasn),
-				    ic->datasn);
-		return -EPROTO;
+	conn->rx_cmd = ic;
+	/*
+	 * In order within a sequence (DataPDUInOrder, DataSequenceInOrder).
+	 * Out of order, this PDU's data and the command's later ones are
+	 * dropped, their F bits still counted (tcmx_iscsi_data_done()).
+	 */
+	if (unlikely(ic->data_err || be32_to_cpu(d->datasn) != ic->datasn)) {
+		if (!ic->data_err)
+			pr_warn_ratelimited("%pISpc: Data-Out DataSN %u, expected %u: the command fails\n",
+					    &conn->peer, be32_to_cpu(d->datasn),
+					    ic->datasn);
+		ic->data_err = true;
+		return 0;
 	}
 	ic->datasn++;
-	conn->rx_cmd = ic;
 	conn->rx_off = off;
 	conn->rx_discard = false;
 	return 0;
@@ -417,10 +431,12 @@ int tcmx_iscsi_data_done(struct tcmx_iscsi_conn *conn)
 	struct tcmx_iscsi_cmd *ic = conn->rx_cmd;
 	u32 dlen = conn->rx_dlen;
 
-	if (!ic || conn->rx_discard)
+	/* a Data-Out of a command that lost one: its F bit still counts */
+	if (!ic || (conn->rx_discard && !(ic->busy && ic->data_err)))
 		return 0;
 	conn->rx_cmd = NULL;
-	ic->data_got += dlen;
+	if (!conn->rx_discard)
+		ic->data_got += dlen;
 	if ((d->opcode & ISCSI_OPCODE_MASK) == ISCSI_OP_SCSI_DATA_OUT) {
 		if (d->flags & ISCSI_FLAG_CMD_FINAL)
 			ic->datasn = 0;	/* the next sequence starts over */

@@ -441,6 +441,9 @@ const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops = {
 	.owner			= THIS_MODULE,
 	.version		= "tcmx iSCSI Target v" TCMX_VERSION,
 	.max_tpgt		= TCMX_ISCSI_MAX_TPGT,
+	/* Residual Count and the O bit; a session's own data pages */
+	.reports_overflow	= true,
+	.own_buffers		= true,
 	.make_wwn		= tcmx_iscsi_make_wwn,
 	.drop_wwn		= tcmx_iscsi_drop_wwn,
 	.make_tpg		= tcmx_iscsi_make_tpg,

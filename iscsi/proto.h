@@ -161,6 +161,7 @@ struct tcmx_iscsi_cmd {
 	bool				read;
 	bool				submitted;
 	bool				aborted;	/* answer nothing */
+	bool				data_err;	/* a Data-Out lost */
 	/* a write's data */
 	u32				data_got;
 	u32				unsol_left;	/* unsolicited to come */
@@ -168,7 +169,6 @@ struct tcmx_iscsi_cmd {
 	u32				r2t_out;	/* outstanding R2Ts */
 	u32				r2tsn;
 	u32				datasn;		/* next Data-Out */
-	u64				read_want;	/* a READ's CDB bytes */
 	u8				cdb[TCMX_CDB_MAX + 16];
 	u8				sense[TCMX_SENSE_BUFFER_LEN];
 	/* data buffer: one page per entry, nr_pages of them */

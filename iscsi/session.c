@@ -96,6 +96,7 @@ struct tcmx_iscsi_cmd *tcmx_iscsi_cmd_get(struct tcmx_iscsi_sess *sess)
 	ic->busy = true;
 	ic->submitted = false;
 	ic->aborted = false;
+	ic->data_err = false;
 	ic->data_got = 0;
 	ic->r2t_out = 0;
 	ic->r2tsn = 0;
