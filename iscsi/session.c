@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sessions: one per connection (MaxConnections=1).  A session holds its
- * I_T nexus, registered with the core once the login reaches the full
- * feature phase, and its command pool: CmdSN depth + a few slots for
- * immediate commands, each with the pages of its data buffer kept from one
- * command to the next (up to TCMX_ISCSI_KEEP_PAGES; a longer transfer
- * allocates the rest and gives it back when it is done).  Only the
- * connection's io work takes and returns slots, so the pool is a plain
- * free list.
+ * I_T nexus (the initiator name and the ISID: two sessions of one name are
+ * two nexuses for PR, reservations and unit attentions), registered with
+ * the core once the login reaches the full feature phase, and its command
+ * pool: CmdSN depth + a few slots for immediate commands, each with the
+ * pages of its data buffer kept from one command to the next (up to
+ * TCMX_ISCSI_KEEP_PAGES; a longer transfer allocates the rest and gives it
+ * back when it is done).  Only the connection's io work takes and returns
+ * slots, so the pool is a plain free list.
  *
  * The show functions (sess_info.c) read sessions under conns.c's list lock.
  */
@@ -59,6 +60,7 @@ void tcmx_iscsi_sess_free(struct tcmx_iscsi_sess *sess)
 /* the pool; the nexus of a normal session */
 int tcmx_iscsi_sess_start(struct tcmx_iscsi_sess *sess)
 {
+	char port_id[TCMX_PORT_ID_LEN];
 	unsigned int i;
 	int ret;
 
@@ -76,8 +78,10 @@ int tcmx_iscsi_sess_start(struct tcmx_iscsi_sess *sess)
 	}
 	if (sess->p.discovery)
 		return 0;
-	ret = tcmx_nexus_register(&sess->tpg->tpg, &sess->nexus,
-				  sess->initiator);
+	/* the initiator port: name and ISID, as the in-tree names it */
+	snprintf(port_id, sizeof(port_id), ",i,0x%6phN", sess->isid);
+	ret = tcmx_nexus_register_port(&sess->tpg->tpg, &sess->nexus,
+				       sess->initiator, port_id);
 	if (ret)
 		return ret;
 	sess->registered = true;

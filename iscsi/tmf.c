@@ -4,13 +4,13 @@
  * one in the core is marked aborted and answered by nobody once it comes
  * back.  The TMF response goes out when the last such command is back, so
  * commands a backend holds finish first and none is answered twice.  LUN
- * and target resets then leave their unit attentions (tcmx_ua_reset()).
+ * and target resets then leave their unit attentions on the LUNs the
+ * session maps (tcmx_nexus_reset()).
  * One TMF at a time per session; a TARGET COLD RESET also ends the
  * connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/rcupdate.h>
 #include <scsi/scsi_common.h>
 #include "proto.h"
 
@@ -42,23 +42,19 @@ static int tmf_done(struct tcmx_iscsi_conn *conn, u8 response)
 	return ret;
 }
 
-/* the reset's unit attentions, once its commands are gone */
+/*
+ * The reset's unit attentions, once its commands are gone: on the LUNs
+ * this I_T nexus maps (a target reset reaches no LUN it cannot see).
+ */
 static void tmf_reset_ua(struct tcmx_iscsi_sess *sess)
 {
-	struct tcmx_lun *lun;
-	bool wp;
-
 	switch (sess->tmf_func) {
 	case ISCSI_TM_FUNC_LOGICAL_UNIT_RESET:
-		rcu_read_lock();
-		lun = tcmx_nexus_lun(&sess->nexus, sess->tmf_lun, &wp);
-		if (lun)
-			tcmx_ua_reset(&sess->tpg->tpg, lun->index);
-		rcu_read_unlock();
+		tcmx_nexus_reset(&sess->nexus, sess->tmf_lun);
 		break;
 	case ISCSI_TM_FUNC_TARGET_WARM_RESET:
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
-		tcmx_ua_reset(&sess->tpg->tpg, TCMX_ALL_LUNS);
+		tcmx_nexus_reset(&sess->nexus, TCMX_ALL_LUNS);
 		break;
 	}
 }
