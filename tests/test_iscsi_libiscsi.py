@@ -11,8 +11,7 @@ Every test must pass, for real (not "[SKIPPED]"), except the in-tree
 stack's known gaps, listed per stack in GAPS with the result the in-tree
 gives today (iscsi-conformance.md; two that vary from run to run with
 both results): the test fails when one of them changes, so the list
-stays true; tcmx_iscsi's own gaps are listed the same way, until they
-are closed. On the tcmx stack they skip while
+stays true; tcmx_iscsi has none. On the tcmx stack they skip while
 tcmx_iscsi.ko is not built, and on PREEMPT_RT (CI time), as the SG_IO run
 of libiscsi does.
 """
@@ -35,13 +34,13 @@ SUITES = ("iSCSIcmdsn", "iSCSIdatasn", "iSCSIResiduals", "iSCSITMF",
 
 RESID = "CHECK CONDITION, INVALID FIELD IN CDB instead of GOOD with the " \
     "residual (libiscsi PR #345)"
-TCMX_WRESID = "an overflowing write is refused (05/0E/03, as on the " \
-    "loopback) instead of GOOD with the overflow residual"
 # {stack: {suite.test: (result, why)}}: what differs from "passed"
 GAPS = {
     "lio": {
         "iSCSIdatasn.iSCSIDataSnInvalid": (
-            "failed", "takes a Data-Out with a wrong DataSN (sts xfail)"),
+            "failed", "ends the connection (or waits for the data it "
+            "dropped), so libiscsi's next case reconnects with immediate "
+            "data and its WRITE succeeds"),
         "iSCSIResiduals.Write10Residuals": ("failed", RESID),
         "iSCSIResiduals.Write12Residuals": ("failed", RESID),
         "iSCSIResiduals.Write16Residuals": ("failed", RESID),
@@ -70,20 +69,31 @@ GAPS = {
             "failed", "its setup's WRITE SAME(10): INVALID FIELD IN CDB "
             "(rd_mcp)"),
     },
-    # tcmx_iscsi's own gaps today (issue notes), asserted as they are
-    "tcmx": {
-        "iSCSIdatasn.iSCSIDataSnInvalid": (
-            "failed", "a Data-Out with a wrong DataSN ends the connection"),
-        "iSCSIResiduals.Read10Invalid": (
-            "failed", "not GOOD for its invalid transfer length"),
-        "iSCSIResiduals.Write10Residuals": ("failed", TCMX_WRESID),
-        "iSCSIResiduals.Write12Residuals": ("failed", TCMX_WRESID),
-        "iSCSIResiduals.Write16Residuals": ("failed", TCMX_WRESID),
-        "iSCSIResiduals.WriteVerify10Residuals": ("failed", TCMX_WRESID),
-        "iSCSIResiduals.WriteVerify12Residuals": ("failed", TCMX_WRESID),
-        "iSCSIResiduals.WriteVerify16Residuals": ("failed", TCMX_WRESID),
-    },
+    # tcmx_iscsi: none.  Write residuals GOOD with the residual (whole
+    # blocks; a torn one 05/0E/03 with it), a READ flagged as a write runs,
+    # a wrong DataSN fails its command (0B/47/05), the connection stays.
+    "tcmx": {},
 }
+
+
+def check_results(suite, res):
+    """Every test of suite ran, with the result GAPS gives its stack
+    ("passed" if none)."""
+    listed = tcmxlib.libiscsi_listing()[suite]
+    assert sorted(res) == sorted(listed), "tests without a result"
+    gaps = GAPS[tcmxlib.STACK]
+    got = {"%s.%s" % (suite, t): r for t, (r, _) in res.items()}
+    print("%s on %s: %s" % (suite, tcmxlib.STACK, got))
+
+    def expected(t):
+        want = gaps.get(t, ("passed",))[0]
+        return want if isinstance(want, tuple) else (want,)
+    wrong = sorted("%s: %s, expected %s" % (t, r, " or ".join(expected(t)))
+                   for t, r in got.items() if r not in expected(t))
+    msgs = {"%s.%s" % (suite, t): m for t, (_, m) in res.items()}
+    assert not wrong, "\n".join(
+        w + "\n    " + " | ".join(msgs[w.split(":")[0]].splitlines()[:3])
+        for w in wrong)
 
 
 @pytest.fixture
@@ -106,18 +116,33 @@ def test_libiscsi_suite(tgt, suite):
         urls.append(iscsi.url(tgt, 0, iscsi.ADDR2))
     res, text = iscsi.run_test_cu(urls, "ALL." + suite)
     print(text)
-    listed = tcmxlib.libiscsi_listing()[suite]
-    assert sorted(res) == sorted(listed), "tests without a result"
-    gaps = GAPS[tcmxlib.STACK]
-    got = {"%s.%s" % (suite, t): r for t, (r, _) in res.items()}
-    print("%s on %s: %s" % (suite, tcmxlib.STACK, got))
+    check_results(suite, res)
 
-    def expected(t):
-        want = gaps.get(t, ("passed",))[0]
-        return want if isinstance(want, tuple) else (want,)
-    wrong = sorted("%s: %s, expected %s" % (t, r, " or ".join(expected(t)))
-                   for t, r in got.items() if r not in expected(t))
-    msgs = {"%s.%s" % (suite, t): m for t, (_, m) in res.items()}
-    assert not wrong, "\n".join(
-        w + "\n    " + " | ".join(msgs[w.split(":")[0]].splitlines()[:3])
-        for w in wrong)
+
+@pytest.fixture
+def tgt_one_name(stack):
+    """LUN 0 mapped to libiscsi's first initiator name only."""
+    iscsi.load()
+    t = iscsi.target()
+    tpg = iscsi.tpg(t, 1)
+    iscsi.rd_lun(tpg, 0, 64 * MiB)
+    iscsi.acl(tpg, iscsi.LIBISCSI_INI1, maps=[(0, 0)])
+    iscsi.enable(tpg)
+    yield os.path.basename(t)
+    iscsi.unload()
+
+
+@pytest.mark.parametrize("suite", ("ProutReserve", "Reserve6"))
+def test_two_sessions_of_one_name_are_two_nexuses(tgt_one_name, suite):
+    """libiscsi's two I_T nexuses from one initiator name (-i and -I the
+    same): its two sessions differ only in their ISIDs (random per
+    context), and must be two I_T nexuses for persistent and SPC-2
+    reservations, as the initiator name and ISID make the iSCSI initiator
+    port.  With the name alone, the second session would pass for the
+    reservation holder or a registrant and its accesses go through."""
+    url = iscsi.url(tgt_one_name, 0, iscsi.ADDR1)
+    res, text = iscsi.run_test_cu([url], "ALL." + suite,
+                                  ini1=iscsi.LIBISCSI_INI1,
+                                  ini2=iscsi.LIBISCSI_INI1)
+    print(text)
+    check_results(suite, res)

@@ -9,6 +9,11 @@ of its buffer that was not moved, whether the command succeeds or fails.
   failure    a command refused before any transfer reports its whole buffer
              as the residual; a write that fails part way reports what it
              wrote
+
+The loopback has no way to tell "more was asked" (SG_IO's resid is only
+what was not moved), so an overflowing write is refused here; over iSCSI,
+whose fabric reports the overflow residual, it writes its whole blocks
+(test_iscsi_libiscsi.py, iSCSIResiduals).
 """
 import ctypes
 import os
