@@ -403,7 +403,10 @@ static enum tcmx_status integ_parse_write(struct tcmx_cmd *cmd)
 	return integ_need(cmd, need);
 }
 
-/* COMPARE AND WRITE: byte 13 blocks, twice that much data-out exactly */
+/*
+ * COMPARE AND WRITE: byte 13 blocks, twice that much data-out exactly (no
+ * block, no data: a data-out buffer with 0 blocks is refused too)
+ */
 static enum tcmx_status integ_parse_caw(struct tcmx_cmd *cmd)
 {
 	struct tcmx_dev *dev = cmd->dev;
@@ -412,16 +415,16 @@ static enum tcmx_status integ_parse_caw(struct tcmx_cmd *cmd)
 	/* emulate_caw=0: no such command, as in-tree */
 	if (!tcmx_caw_enabled(dev))
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_OPCODE);
-	if (!cmd->nr_blocks) {
-		cmd->execute = tcmx_execute_nop;
-		return TCMX_GOOD;
-	}
 	if (cmd->nr_blocks > min_t(u32, TCMX_CAW_MAX_BLOCKS,
 				   dev->attrib.hw_max_sectors))
 		return tcmx_sense_field(cmd, TCMX_SENSE_INVALID_CDB_FIELD, true,
 					13, TCMX_NO_BIT);
 	if (cmd->data_len != need)
 		return tcmx_sense(cmd, TCMX_SENSE_INVALID_CDB_FIELD);
+	if (!cmd->nr_blocks) {
+		cmd->execute = tcmx_execute_nop;
+		return TCMX_GOOD;
+	}
 	return integ_need(cmd, need);
 }
 

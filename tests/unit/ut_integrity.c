@@ -270,6 +270,9 @@ static void integ_caw_cases(void)
 	CHECK(fake_writes == 1);
 	EXPECT(RUN(C(0x89, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0), 0, NONE, 0), UT_GOOD);
 	CHECK(fake_writes == 1 && ut_cmd.xfer_len == 0);
+	/* no block, yet a buffer (libiscsi's 256 blocks, byte 13 is 0) */
+	EXPECT(RUN(C(0x89, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0), 1024, OUT, 0), TCMX_SENSE_INVALID_CDB_FIELD);
+	CHECK(fake_writes == 1 && ut_cmd.xfer_len == 0);
 	EXPECT(RUN(C(0x89, 0, 0, 0, 0, 0, 0, 0x1f, 0xff, 0xff, 0, 0, 0, 2), 2048, OUT, 0), TCMX_SENSE_LBA_OUT_OF_RANGE);
 	CHECK(fake_writes == 1);
 	/* 255 blocks at most; hw_max_sectors lower still */
