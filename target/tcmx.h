@@ -442,8 +442,8 @@ struct tcmx_fabric_ops {
 	 */
 	bool		nexus_per_tpg;
 	/*
-	 * The fabric tells the initiator how much of its buffer the CDB
-	 * wanted beyond it (iSCSI's O bit and Residual Count, from
+	 * The fabric tells the initiator how many bytes the CDB wanted
+	 * beyond its buffer (iSCSI's O bit and Residual Count, from
 	 * cmd->overflow): a write whose buffer is shorter than its CDB's
 	 * transfer length and holds whole blocks writes those blocks, GOOD,
 	 * instead of being refused.
