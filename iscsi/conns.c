@@ -2,7 +2,7 @@
 /*
  * Connections, from accept to release, and the sessions on them.  The
  * socket callbacks queue a connection's io work (conn.c) on the CPU its
- * packets arrive on.
+ * packets arrive on, or on the CPU cpus_allowed_list gave it.
  *
  * Teardown: tcmx_iscsi_conn_close() marks a connection dead and queues its
  * release work, which shuts the socket, waits for the commands the core
@@ -31,6 +31,15 @@ static atomic_t half_open = ATOMIC_INIT(0);
 
 /* ---- socket callbacks ---- */
 
+/* queue @conn's io work on its CPU, else on @cpu (< 0: this one) */
+void tcmx_iscsi_conn_kick(struct tcmx_iscsi_conn *conn, int cpu)
+{
+	if (conn->io_cpu >= 0)
+		cpu = conn->io_cpu;
+	queue_work_on(cpu < 0 ? WORK_CPU_UNBOUND : cpu, tcmx_iscsi_wq,
+		      &conn->io_work);
+}
+
 static void conn_data_ready(struct sock *sk)
 {
 	struct tcmx_iscsi_conn *conn;
@@ -38,9 +47,7 @@ static void conn_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
 	if (conn && !READ_ONCE(conn->dead))
-		queue_work_on(sk->sk_incoming_cpu < 0 ? WORK_CPU_UNBOUND :
-			      sk->sk_incoming_cpu, tcmx_iscsi_wq,
-			      &conn->io_work);
+		tcmx_iscsi_conn_kick(conn, READ_ONCE(sk->sk_incoming_cpu));
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -192,7 +199,7 @@ static void conn_timer(struct work_struct *work)
 		return;
 	}
 	/* full feature phase: the io work sends or checks the NOP-In */
-	queue_work(tcmx_iscsi_wq, &conn->io_work);
+	tcmx_iscsi_conn_kick(conn, -1);
 }
 
 /* the session's state for the show functions: login.c, under conns_lock */
@@ -223,6 +230,7 @@ void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 	conn->sock = sock;
 	conn->listener = l;
 	conn->state = TCMX_CONN_LOGIN;
+	conn->io_cpu = tcmx_iscsi_conn_cpu();
 	INIT_WORK(&conn->io_work, io_work);
 	INIT_WORK(&conn->release_work, conn_release);
 	INIT_DELAYED_WORK(&conn->timer_work, conn_timer);
@@ -246,7 +254,7 @@ void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 	/* login_timeout is the TPG's: the longest until a TPG is chosen */
 	queue_delayed_work(tcmx_iscsi_wq, &conn->timer_work, 30 * HZ);
 	conn_set_callbacks(conn);
-	queue_work(tcmx_iscsi_wq, &conn->io_work);
+	tcmx_iscsi_conn_kick(conn, -1);
 	return;
 
 out_refuse:

@@ -157,6 +157,13 @@ extern struct tcmx_iscsi_auth tcmx_iscsi_discovery_auth;
 extern bool tcmx_iscsi_enforce_discovery_auth;
 extern const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops;
 
+/*
+ * The CPU a new connection's io work runs on: -1 while cpus_allowed_list
+ * holds every online CPU (then the CPU its packets arrive on), else the
+ * next CPU of the list, in turn.  Takes tcmx_iscsi_cfg_mutex.
+ */
+int tcmx_iscsi_conn_cpu(void);
+
 /* Under tcmx_iscsi_cfg_mutex: @initiator's ACL in @tpg, or NULL. */
 struct tcmx_iscsi_acl *tcmx_iscsi_acl_find(struct tcmx_iscsi_tpg *tpg,
 					   const char *initiator);

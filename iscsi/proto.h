@@ -97,6 +97,7 @@ struct tcmx_iscsi_conn {
 	struct tcmx_iscsi_sess		*sess;
 	enum tcmx_iscsi_conn_state	state;
 	bool				dead;	/* stop: teardown queued */
+	int				io_cpu;	/* -1: where packets arrive */
 	struct work_struct		io_work;
 	struct work_struct		release_work;
 	struct delayed_work		timer_work;	/* login, NOP-In */
@@ -210,6 +211,8 @@ extern struct workqueue_struct *tcmx_iscsi_release_wq;
 void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 			   work_func_t io_work);
 void tcmx_iscsi_conn_close(struct tcmx_iscsi_conn *conn);
+/* queue @conn's io work on its CPU, else on @cpu (< 0: this one) */
+void tcmx_iscsi_conn_kick(struct tcmx_iscsi_conn *conn, int cpu);
 bool tcmx_iscsi_conn_wanted(struct tcmx_iscsi_conn *conn);
 void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 			      struct tcmx_iscsi_sess *sess);
