@@ -171,6 +171,8 @@ static void conn_release(struct work_struct *work)
 	spin_lock(&conns_lock);
 	conn->sess = NULL;	/* the show functions read it under the lock */
 	spin_unlock(&conns_lock);
+	if (sess && conn->state == TCMX_CONN_FFP && !sess->p.discovery)
+		tcmx_iscsi_stat_sessions(sess->tpg->tiqn, -1);
 	if (sess)
 		tcmx_iscsi_sess_free(sess);
 	tcmx_iscsi_login_free(conn);
@@ -212,6 +214,8 @@ void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 		atomic_dec(&half_open);
 	conn->state = TCMX_CONN_FFP;
 	spin_unlock(&conns_lock);
+	if (!sess->p.discovery)
+		tcmx_iscsi_stat_sessions(sess->tpg->tiqn, 1);
 }
 
 /* net.c: a connection accepted on @l; @io_work receives and sends */

@@ -195,6 +195,8 @@ struct tcmx_iscsi_sess {
 	struct tcmx_iscsi_cmd		*free;
 	unsigned int			nr_cmds;
 	unsigned int			nr_busy;
+	/* iscsi_sess_stats: written by the io work only (WRITE_ONCE) */
+	struct tcmx_iscsi_sess_counts	counts;
 	/* the TMF in progress (tmf.c) */
 	bool				tmf_busy;
 	u8				tmf_func;
@@ -202,6 +204,12 @@ struct tcmx_iscsi_sess {
 	u64				tmf_lun;
 	unsigned int			tmf_wait;	/* commands in core */
 };
+
+/* add @n to a counter of @sess, from its io work */
+static inline void tcmx_iscsi_count(u64 *counter, u64 n)
+{
+	WRITE_ONCE(*counter, *counter + n);
+}
 
 /* conns.c: connection and session lifetime */
 typedef void (*tcmx_iscsi_sess_fn)(struct tcmx_iscsi_sess *sess, void *arg);
