@@ -31,8 +31,7 @@ LIST_HEAD(tcmx_iscsi_tiqns);
 struct tcmx_iscsi_auth tcmx_iscsi_discovery_auth;
 bool tcmx_iscsi_enforce_discovery_auth;
 
-static struct cpumask tcmx_iscsi_cpus;		/* cpus_allowed_list */
-static int tcmx_iscsi_last_cpu = -1;		/* the last one given */
+struct cpumask tcmx_iscsi_cpus;			/* cpus_allowed_list */
 static DEFINE_IDA(tcmx_iscsi_tiqn_ida);		/* statistics' inst */
 
 /* ------------------------------------------------------------------ */
@@ -83,27 +82,6 @@ static ssize_t tcmx_iscsi_cpus_allowed_list_store(struct config_item *item,
 	}
 	free_cpumask_var(mask);
 	return ret ? ret : count;
-}
-
-int tcmx_iscsi_conn_cpu(void)
-{
-	int cpu = -1;
-
-	mutex_lock(&tcmx_iscsi_cfg_mutex);
-	if (!cpumask_subset(cpu_online_mask, &tcmx_iscsi_cpus)) {
-		cpu = cpumask_next_and(tcmx_iscsi_last_cpu, &tcmx_iscsi_cpus,
-				       cpu_online_mask);
-		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first_and(&tcmx_iscsi_cpus,
-						cpu_online_mask);
-		/* every CPU of the list went offline: any */
-		if (cpu >= nr_cpu_ids)
-			cpu = -1;
-		else
-			tcmx_iscsi_last_cpu = cpu;
-	}
-	mutex_unlock(&tcmx_iscsi_cfg_mutex);
-	return cpu;
 }
 
 CONFIGFS_ATTR_RO(tcmx_iscsi_, lio_version);

@@ -29,6 +29,33 @@ static LIST_HEAD(conns);
 static DECLARE_WAIT_QUEUE_HEAD(conns_wq);
 static atomic_t half_open = ATOMIC_INIT(0);
 
+/*
+ * The CPU a new connection's io work runs on: -1 while cpus_allowed_list
+ * holds every online CPU (then the CPU its packets arrive on), else the
+ * next CPU of the list, in turn.
+ */
+static int conn_cpu(void)
+{
+	static int last = -1;
+	int cpu = -1;
+
+	mutex_lock(&tcmx_iscsi_cfg_mutex);
+	if (!cpumask_subset(cpu_online_mask, &tcmx_iscsi_cpus)) {
+		cpu = cpumask_next_and(last, &tcmx_iscsi_cpus,
+				       cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first_and(&tcmx_iscsi_cpus,
+						cpu_online_mask);
+		/* every CPU of the list went offline: any */
+		if (cpu >= nr_cpu_ids)
+			cpu = -1;
+		else
+			last = cpu;
+	}
+	mutex_unlock(&tcmx_iscsi_cfg_mutex);
+	return cpu;
+}
+
 /* ---- socket callbacks ---- */
 
 /* queue @conn's io work on its CPU, else on @cpu (< 0: this one) */
@@ -234,7 +261,7 @@ void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 	conn->sock = sock;
 	conn->listener = l;
 	conn->state = TCMX_CONN_LOGIN;
-	conn->io_cpu = tcmx_iscsi_conn_cpu();
+	conn->io_cpu = conn_cpu();
 	INIT_WORK(&conn->io_work, io_work);
 	INIT_WORK(&conn->release_work, conn_release);
 	INIT_DELAYED_WORK(&conn->timer_work, conn_timer);

@@ -145,7 +145,7 @@ struct tcmx_iscsi_sess_counts {
 };
 
 /*
- * stats.c, for the protocol: a login's final status class and detail
+ * counts.c, for the protocol: a login's final status class and detail
  * from @peer (@initiator: its InitiatorName, or NULL), a Logout's reason
  * (ISCSI_LOGOUT_REASON_*), a Normal session begun (+1) or ended (-1), a
  * session that failed by a digest error, a timeout or a format error.
@@ -213,14 +213,9 @@ extern struct mutex tcmx_iscsi_cfg_mutex;
 extern struct list_head tcmx_iscsi_tiqns;
 extern struct tcmx_iscsi_auth tcmx_iscsi_discovery_auth;
 extern bool tcmx_iscsi_enforce_discovery_auth;
+/* cpus_allowed_list: where connections' io work may run */
+extern struct cpumask tcmx_iscsi_cpus;
 extern const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops;
-
-/*
- * The CPU a new connection's io work runs on: -1 while cpus_allowed_list
- * holds every online CPU (then the CPU its packets arrive on), else the
- * next CPU of the list, in turn.  Takes tcmx_iscsi_cfg_mutex.
- */
-int tcmx_iscsi_conn_cpu(void);
 
 /* Under tcmx_iscsi_cfg_mutex: @initiator's ACL in @tpg, or NULL. */
 struct tcmx_iscsi_acl *tcmx_iscsi_acl_find(struct tcmx_iscsi_tpg *tpg,

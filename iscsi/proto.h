@@ -19,6 +19,7 @@
  * conns.c    connection lifetime: the socket callbacks, teardown, the
  *            walks over connections and sessions, reinstatement
  * session.c  sessions: command pool, nexus
+ * counts.c   the target's fabric_statistics counters
  *
  * One connection per session (MaxConnections=1): its io work (on
  * tcmx_iscsi_wq) is the only context that receives or sends on it and the

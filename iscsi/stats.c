@@ -2,17 +2,15 @@
 /*
  * $T/iscsi/<target>/fabric_statistics/: the in-tree's five read-only
  * groups of the iSCSI MIB (RFC 4544), and an ACL's
- * fabric_statistics/iscsi_sess_stats, file for file.  The target's
- * counters (struct tcmx_iscsi_tiqn_stats) are counted here for the
- * protocol's logins, logouts and failed sessions; a session's own
- * (struct tcmx_iscsi_sess_counts) by its io work (sess_info.c reads
- * them).
+ * fabric_statistics/iscsi_sess_stats, file for file.  The protocol
+ * counts (counts.c for the target's struct tcmx_iscsi_tiqn_stats, a
+ * session's io work for its struct tcmx_iscsi_sess_counts, which
+ * sess_info.c reads).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/module.h>
-#include <scsi/iscsi_proto.h>
 #include "cfs.h"
 
 enum tcmx_iscsi_stat_kind {
@@ -32,81 +30,6 @@ enum tcmx_iscsi_stat_kind {
 };
 
 static const struct config_item_type tcmx_iscsi_sess_stats_type;
-
-/* the login's final status: which counter, which failure type (MIB) */
-void tcmx_iscsi_stat_login(struct tcmx_iscsi_tiqn *t, u8 class, u8 detail,
-			   const char *initiator,
-			   const struct sockaddr_storage *peer)
-{
-	struct tcmx_iscsi_tiqn_stats *st = &t->stats;
-	u32 *count = &st->other_fails;
-	u32 type = 1;	/* other */
-
-	if (class == ISCSI_STATUS_CLS_SUCCESS) {
-		count = &st->accepts;
-		type = 0;
-	} else if (class == ISCSI_STATUS_CLS_REDIRECT) {
-		count = &st->redirects;
-		type = 2;
-	} else if (class == ISCSI_STATUS_CLS_INITIATOR_ERR) {
-		if (detail == ISCSI_LOGIN_STATUS_AUTH_FAILED) {
-			count = &st->authenticate_fails;
-			type = 4;
-		} else if (detail == ISCSI_LOGIN_STATUS_TGT_FORBIDDEN) {
-			count = &st->authorize_fails;
-			type = 3;
-		} else if (detail == ISCSI_LOGIN_STATUS_INIT_ERR) {
-			count = &st->negotiate_fails;
-			type = 5;
-		}
-	}
-	spin_lock_bh(&st->lock);
-	(*count)++;
-	if (type) {
-		st->last_fail_type = type;
-		st->last_fail_time = get_jiffies_64();
-		strscpy(st->last_fail_name, initiator ?: "Unknown",
-			sizeof(st->last_fail_name));
-		st->last_fail_addr = *peer;
-	}
-	spin_unlock_bh(&st->lock);
-}
-
-void tcmx_iscsi_stat_logout(struct tcmx_iscsi_tiqn *t, u8 reason)
-{
-	spin_lock_bh(&t->stats.lock);
-	if (reason == ISCSI_LOGOUT_REASON_CLOSE_SESSION)
-		t->stats.normal_logouts++;
-	else
-		t->stats.abnormal_logouts++;
-	spin_unlock_bh(&t->stats.lock);
-}
-
-void tcmx_iscsi_stat_sessions(struct tcmx_iscsi_tiqn *t, int delta)
-{
-	spin_lock_bh(&t->stats.lock);
-	t->stats.sessions += delta;
-	spin_unlock_bh(&t->stats.lock);
-}
-
-void tcmx_iscsi_stat_sess_err(struct tcmx_iscsi_tiqn *t,
-			      enum tcmx_iscsi_sess_err err,
-			      const char *initiator)
-{
-	struct tcmx_iscsi_tiqn_stats *st = &t->stats;
-
-	spin_lock_bh(&st->lock);
-	if (err == TCMX_ISCSI_ERR_DIGEST)
-		st->digest_errors++;
-	else if (err == TCMX_ISCSI_ERR_TIMEOUT)
-		st->timeout_errors++;
-	else
-		st->format_errors++;
-	st->last_sess_fail_type = err;
-	strscpy(st->last_sess_fail_name, initiator,
-		sizeof(st->last_sess_fail_name));
-	spin_unlock_bh(&st->lock);
-}
 
 /* the ACL of a group in acls/<i>/fabric_statistics/, else NULL */
 static struct tcmx_acl *tcmx_iscsi_stat_acl(struct config_item *item)
