@@ -107,11 +107,16 @@ static int conn_logout(struct tcmx_iscsi_conn *conn)
 	rsp->itt = (__force itt_t)req->itt;
 	tcmx_iscsi_set_sn(conn, &rsp->statsn, &rsp->exp_cmdsn,
 			  &rsp->max_cmdsn, true);
-	tcmx_iscsi_send_pdu(conn, NULL, 0, false);
 	if (conn->sess && !conn->sess->p.discovery)
 		tcmx_iscsi_stat_logout(conn->sess->tpg->tiqn, reason);
-	if (reason != ISCSI_LOGOUT_REASON_RECOVERY)
-		tcmx_iscsi_conn_close(conn);
+	if (reason == ISCSI_LOGOUT_REASON_RECOVERY)
+		return tcmx_iscsi_send_pdu(conn, NULL, 0, false);
+	/*
+	 * The response goes once the I_T nexus has ended (the release
+	 * work): what the initiator does next finds its reservation gone.
+	 */
+	conn->logout_len = tcmx_iscsi_tx_hdr(conn, 0);
+	tcmx_iscsi_conn_close(conn);
 	return 0;
 }
 

@@ -179,8 +179,12 @@ static void conn_release(struct work_struct *work)
 		container_of(work, struct tcmx_iscsi_conn, release_work);
 	struct tcmx_iscsi_sess *sess;
 
-	/* wakes an io work blocked in a send; it stops at conn->dead */
-	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	/*
+	 * Wakes an io work blocked in a send; it stops at conn->dead.  After
+	 * a Logout, the io work is done and the response still to send.
+	 */
+	if (!conn->logout_len)
+		kernel_sock_shutdown(conn->sock, SHUT_RDWR);
 	conn_restore_callbacks(conn);
 	cancel_work_sync(&conn->io_work);
 	cancel_delayed_work_sync(&conn->timer_work);
@@ -189,6 +193,14 @@ static void conn_release(struct work_struct *work)
 		/* commands inline, then those deferred, are back */
 		tcmx_nexus_unregister(&sess->nexus);
 		sess->registered = false;
+	}
+	if (conn->logout_len) {
+		struct kvec vec = { conn->tx_hdr, conn->logout_len };
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+
+		/* 48 or 52 bytes: the socket takes them without waiting */
+		kernel_sendmsg(conn->sock, &msg, &vec, 1, vec.iov_len);
+		kernel_sock_shutdown(conn->sock, SHUT_RDWR);
 	}
 	cancel_work_sync(&conn->io_work);
 	conn_drop_done(conn);

@@ -99,6 +99,7 @@ struct tcmx_iscsi_conn {
 	enum tcmx_iscsi_conn_state	state;
 	bool				dead;	/* stop: teardown queued */
 	int				io_cpu;	/* -1: where packets arrive */
+	u8				logout_len; /* tx_hdr, sent at release */
 	struct work_struct		io_work;
 	struct work_struct		release_work;
 	struct delayed_work		timer_work;	/* login, NOP-In */
@@ -211,6 +212,9 @@ static inline void tcmx_iscsi_count(u64 *counter, u64 n)
 {
 	WRITE_ONCE(*counter, *counter + n);
 }
+
+/* pdu.c: conn->tx_hdr ready to go, @len bytes of data after it */
+size_t tcmx_iscsi_tx_hdr(struct tcmx_iscsi_conn *conn, u32 len);
 
 /* conns.c: connection and session lifetime */
 typedef void (*tcmx_iscsi_sess_fn)(struct tcmx_iscsi_sess *sess, void *arg);
