@@ -27,12 +27,6 @@
 #define TCMX_ISCSI_ACL_FMT	"%s/tpgt_%u/acls/%s"
 
 /* attrib/: the rules of acl_attrib.h */
-struct tcmx_iscsi_na_rule {
-	const char	*name;
-	size_t		off;
-	u32		def, min, max;
-};
-
 enum {
 #define TCMX_ISCSI_ACL_ATTRIB(_name, _def, _min, _max)	TCMX_NA_##_name,
 #include "acl_attrib.h"
@@ -40,7 +34,7 @@ enum {
 	TCMX_NA_NR
 };
 
-static const struct tcmx_iscsi_na_rule tcmx_iscsi_na_rules[] = {
+static const struct tcmx_iscsi_attrib_rule tcmx_iscsi_na_rules[] = {
 #define TCMX_ISCSI_ACL_ATTRIB(_name, _def, _min, _max)			\
 	[TCMX_NA_##_name] = {						\
 		.name = #_name,						\
@@ -53,7 +47,7 @@ static const struct tcmx_iscsi_na_rule tcmx_iscsi_na_rules[] = {
 
 static u32 *tcmx_iscsi_na(struct tcmx_iscsi_acl *a, int id)
 {
-	return (u32 *)((char *)&a->attrib + tcmx_iscsi_na_rules[id].off);
+	return tcmx_iscsi_rule_val(&a->attrib, &tcmx_iscsi_na_rules[id]);
 }
 
 static void tcmx_iscsi_na_defaults(struct tcmx_iscsi_acl *a)
@@ -222,7 +216,7 @@ static ssize_t tcmx_iscsi_na_store(struct config_item *item, int id,
 				   const char *page, size_t count)
 {
 	struct tcmx_iscsi_acl *a = to_iscsi_acl(tcmx_attrib_item_to_acl(item));
-	const struct tcmx_iscsi_na_rule *r = &tcmx_iscsi_na_rules[id];
+	const struct tcmx_iscsi_attrib_rule *r = &tcmx_iscsi_na_rules[id];
 	bool nopin = id == TCMX_NA_nopin_timeout;
 	u32 val;
 
@@ -243,27 +237,8 @@ static ssize_t tcmx_iscsi_na_store(struct config_item *item, int id,
 
 /* the file of each attribute; it ends with a function: no ';' */
 #define TCMX_ISCSI_ACL_ATTRIB(_name, _def, _min, _max)			\
-static ssize_t tcmx_iscsi_na_##_name##_show(struct config_item *item,	\
-					    char *page);		\
-static ssize_t tcmx_iscsi_na_##_name##_store(struct config_item *item,	\
-					     const char *page, size_t count); \
-static struct configfs_attribute tcmx_iscsi_na_attr_##_name = {	\
-	.ca_name	= #_name,					\
-	.ca_owner	= THIS_MODULE,					\
-	.ca_mode	= 0644,						\
-	.show		= tcmx_iscsi_na_##_name##_show,			\
-	.store		= tcmx_iscsi_na_##_name##_store,		\
-};									\
-static ssize_t tcmx_iscsi_na_##_name##_show(struct config_item *item,	\
-					    char *page)			\
-{									\
-	return tcmx_iscsi_na_show(item, TCMX_NA_##_name, page);		\
-}									\
-static ssize_t tcmx_iscsi_na_##_name##_store(struct config_item *item,	\
-					     const char *page, size_t count) \
-{									\
-	return tcmx_iscsi_na_store(item, TCMX_NA_##_name, page, count); \
-}
+	TCMX_ISCSI_ID_FILE_RW(tcmx_iscsi_na_, _name, #_name, TCMX_NA_##_name, \
+			      tcmx_iscsi_na_show, tcmx_iscsi_na_store)
 #include "acl_attrib.h"
 #undef TCMX_ISCSI_ACL_ATTRIB
 
@@ -349,19 +324,8 @@ static ssize_t tcmx_iscsi_acl_param_show(struct config_item *item,
 
 /* the file of one key (its in-tree name); it ends with a function */
 #define TCMX_ISCSI_ACL_PARAM(_id, _name)				\
-static ssize_t tcmx_iscsi_acl_param_##_id##_show(struct config_item *item, \
-						 char *page);		\
-static struct configfs_attribute tcmx_iscsi_acl_param_attr_##_id = {	\
-	.ca_name	= _name,					\
-	.ca_owner	= THIS_MODULE,					\
-	.ca_mode	= 0444,						\
-	.show		= tcmx_iscsi_acl_param_##_id##_show,		\
-};									\
-static ssize_t tcmx_iscsi_acl_param_##_id##_show(struct config_item *item, \
-						 char *page)		\
-{									\
-	return tcmx_iscsi_acl_param_show(item, TCMX_ISCSI_KEY_##_id, page); \
-}
+	TCMX_ISCSI_ID_FILE_RO(tcmx_iscsi_acl_param_, _id, _name,	\
+			      TCMX_ISCSI_KEY_##_id, tcmx_iscsi_acl_param_show)
 
 TCMX_ISCSI_ACL_PARAM(MAX_CONNECTIONS, "MaxConnections")
 TCMX_ISCSI_ACL_PARAM(INITIAL_R2T, "InitialR2T")

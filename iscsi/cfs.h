@@ -101,6 +101,61 @@ static ssize_t _pfx##authenticate_target_show(struct config_item *item, \
 	return tcmx_iscsi_auth_target_show(item, _home, page);		\
 }
 
+/*
+ * A u32 file of an attrib/ directory: its name, where it is in the
+ * directory's struct, the in-tree default and range.
+ */
+struct tcmx_iscsi_attrib_rule {
+	const char	*name;
+	size_t		off;
+	u32		def, min, max;
+};
+
+static inline u32 *tcmx_iscsi_rule_val(void *attrib,
+				       const struct tcmx_iscsi_attrib_rule *r)
+{
+	return (u32 *)((char *)attrib + r->off);
+}
+
+/*
+ * The configfs file _pfx##attr_<_name>, named _file, whose show and store
+ * hand @_id to the one show/store function of its directory.  Each ends
+ * with a function: no ';' after them.
+ */
+#define TCMX_ISCSI_ID_SHOW(_pfx, _name, _id, _show)			\
+static ssize_t _pfx##_name##_show(struct config_item *item, char *page) \
+{									\
+	return _show(item, _id, page);					\
+}
+
+#define TCMX_ISCSI_ID_FILE_RO(_pfx, _name, _file, _id, _show)		\
+static ssize_t _pfx##_name##_show(struct config_item *item, char *page); \
+static struct configfs_attribute _pfx##attr_##_name = {			\
+	.ca_name	= _file,					\
+	.ca_owner	= THIS_MODULE,					\
+	.ca_mode	= 0444,						\
+	.show		= _pfx##_name##_show,				\
+};									\
+TCMX_ISCSI_ID_SHOW(_pfx, _name, _id, _show)
+
+#define TCMX_ISCSI_ID_FILE_RW(_pfx, _name, _file, _id, _show, _store)	\
+static ssize_t _pfx##_name##_show(struct config_item *item, char *page); \
+static ssize_t _pfx##_name##_store(struct config_item *item,		\
+				   const char *page, size_t count);	\
+static struct configfs_attribute _pfx##attr_##_name = {			\
+	.ca_name	= _file,					\
+	.ca_owner	= THIS_MODULE,					\
+	.ca_mode	= 0644,						\
+	.show		= _pfx##_name##_show,				\
+	.store		= _pfx##_name##_store,				\
+};									\
+TCMX_ISCSI_ID_SHOW(_pfx, _name, _id, _show)				\
+static ssize_t _pfx##_name##_store(struct config_item *item,		\
+				   const char *page, size_t count)	\
+{									\
+	return _store(item, _id, page, count);				\
+}
+
 /* tpg_cfs.c */
 extern struct configfs_attribute *tcmx_iscsi_tpg_attrs[];
 extern struct configfs_attribute *tcmx_iscsi_tpg_attrib_attrs[];

@@ -73,6 +73,7 @@ static int cmd_send_rsp(struct tcmx_iscsi_conn *conn,
 		memcpy(sense + 2, ic->sense, len);
 		len += 2;
 	}
+	tcmx_iscsi_count(&conn->sess->counts.rsp_pdus, 1);
 	return tcmx_iscsi_send_pdu(conn, sense, len, false);
 }
 
@@ -118,6 +119,7 @@ static int cmd_send_data(struct tcmx_iscsi_conn *conn,
 			return ret;
 		off += n;
 	}
+	tcmx_iscsi_count(&conn->sess->counts.txdata_octs, len);
 	return 0;
 }
 
@@ -168,7 +170,7 @@ void tcmx_iscsi_queue_status(struct tcmx_cmd *cmd)
 	struct tcmx_iscsi_conn *conn = ic->conn;
 
 	llist_add(&ic->done_node, &conn->done);
-	queue_work(tcmx_iscsi_wq, &conn->io_work);
+	tcmx_iscsi_conn_kick(conn, -1);
 }
 
 /* ---- submission ---- */
@@ -268,6 +270,7 @@ static int cmd_refuse(struct tcmx_iscsi_conn *conn)
 	tcmx_iscsi_set_sn(conn, &rsp->statsn, &rsp->exp_cmdsn,
 			  &rsp->max_cmdsn, true);
 	conn->rx_discard = true;
+	tcmx_iscsi_count(&conn->sess->counts.rsp_pdus, 1);
 	return tcmx_iscsi_send_pdu(conn, NULL, 0, false);
 }
 
@@ -328,6 +331,7 @@ int tcmx_iscsi_scsi_cmd(struct tcmx_iscsi_conn *conn)
 	u32 dlen = conn->rx_dlen;
 
 	conn->rx_discard = true;
+	tcmx_iscsi_count(&sess->counts.cmd_pdus, 1);
 	/* a command rejected still takes its CmdSN */
 	if (!tcmx_iscsi_cmdsn_ok(conn))
 		return 0;
@@ -437,6 +441,7 @@ int tcmx_iscsi_data_done(struct tcmx_iscsi_conn *conn)
 	conn->rx_cmd = NULL;
 	if (!conn->rx_discard)
 		ic->data_got += dlen;
+	tcmx_iscsi_count(&conn->sess->counts.rxdata_octs, dlen);
 	if ((d->opcode & ISCSI_OPCODE_MASK) == ISCSI_OP_SCSI_DATA_OUT) {
 		if (d->flags & ISCSI_FLAG_CMD_FINAL)
 			ic->datasn = 0;	/* the next sequence starts over */

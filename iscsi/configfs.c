@@ -31,7 +31,7 @@ LIST_HEAD(tcmx_iscsi_tiqns);
 struct tcmx_iscsi_auth tcmx_iscsi_discovery_auth;
 bool tcmx_iscsi_enforce_discovery_auth;
 
-static struct cpumask tcmx_iscsi_cpus;		/* cpus_allowed_list */
+struct cpumask tcmx_iscsi_cpus;			/* cpus_allowed_list */
 static DEFINE_IDA(tcmx_iscsi_tiqn_ida);		/* statistics' inst */
 
 /* ------------------------------------------------------------------ */

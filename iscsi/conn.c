@@ -42,6 +42,20 @@ static int conn_nop_out(struct tcmx_iscsi_conn *conn)
 }
 
 /* the keepalive: a NOP-In every nopin_timeout; no answer in time ends it */
+/* a session lost its connection to a digest error or a timeout */
+static void conn_failed(struct tcmx_iscsi_conn *conn,
+			enum tcmx_iscsi_sess_err err)
+{
+	struct tcmx_iscsi_sess *sess = conn->sess;
+
+	if (!sess || sess->p.discovery)
+		return;
+	tcmx_iscsi_count(err == TCMX_ISCSI_ERR_DIGEST ?
+			 &sess->counts.conn_digest_errors :
+			 &sess->counts.conn_timeout_errors, 1);
+	tcmx_iscsi_stat_sess_err(sess->tpg->tiqn, err, sess->initiator);
+}
+
 static void conn_keepalive(struct tcmx_iscsi_conn *conn)
 {
 	struct tcmx_iscsi_sess *sess = conn->sess;
@@ -56,6 +70,7 @@ static void conn_keepalive(struct tcmx_iscsi_conn *conn)
 			goto rearm;
 		pr_warn_ratelimited("%pISpc: no NOP-Out answer, connection closed\n",
 				    &conn->peer);
+		conn_failed(conn, TCMX_ISCSI_ERR_TIMEOUT);
 		tcmx_iscsi_conn_close(conn);
 		return;
 	}
@@ -92,9 +107,16 @@ static int conn_logout(struct tcmx_iscsi_conn *conn)
 	rsp->itt = (__force itt_t)req->itt;
 	tcmx_iscsi_set_sn(conn, &rsp->statsn, &rsp->exp_cmdsn,
 			  &rsp->max_cmdsn, true);
-	tcmx_iscsi_send_pdu(conn, NULL, 0, false);
-	if (reason != ISCSI_LOGOUT_REASON_RECOVERY)
-		tcmx_iscsi_conn_close(conn);
+	if (conn->sess && !conn->sess->p.discovery)
+		tcmx_iscsi_stat_logout(conn->sess->tpg->tiqn, reason);
+	if (reason == ISCSI_LOGOUT_REASON_RECOVERY)
+		return tcmx_iscsi_send_pdu(conn, NULL, 0, false);
+	/*
+	 * The response goes once the I_T nexus has ended (the release
+	 * work): what the initiator does next finds its reservation gone.
+	 */
+	conn->logout_len = tcmx_iscsi_tx_hdr(conn, 0);
+	tcmx_iscsi_conn_close(conn);
 	return 0;
 }
 
@@ -272,6 +294,7 @@ static bool conn_header_ok(struct tcmx_iscsi_conn *conn)
 		return true;
 	pr_warn_ratelimited("%pISpc: header digest error, connection closed\n",
 			    &conn->peer);
+	conn_failed(conn, TCMX_ISCSI_ERR_DIGEST);
 	return false;
 }
 
@@ -288,6 +311,7 @@ static bool conn_data_ok(struct tcmx_iscsi_conn *conn)
 		return true;
 	pr_warn_ratelimited("%pISpc: data digest error, connection closed\n",
 			    &conn->peer);
+	conn_failed(conn, TCMX_ISCSI_ERR_DIGEST);
 	tcmx_iscsi_reject(conn, ISCSI_REASON_DATA_DIGEST_ERROR);
 	return false;
 }
@@ -368,7 +392,7 @@ void tcmx_iscsi_io_work(struct work_struct *work)
 		tcmx_iscsi_send_done(conn);
 	}
 	if (budget < 0)
-		queue_work(tcmx_iscsi_wq, &conn->io_work);
+		tcmx_iscsi_conn_kick(conn, -1);
 	if (conn->state == TCMX_CONN_FFP)
 		conn_keepalive(conn);
 }

@@ -2,7 +2,7 @@
 /*
  * Connections, from accept to release, and the sessions on them.  The
  * socket callbacks queue a connection's io work (conn.c) on the CPU its
- * packets arrive on.
+ * packets arrive on, or on the CPU cpus_allowed_list gave it.
  *
  * Teardown: tcmx_iscsi_conn_close() marks a connection dead and queues its
  * release work, which shuts the socket, waits for the commands the core
@@ -29,7 +29,43 @@ static LIST_HEAD(conns);
 static DECLARE_WAIT_QUEUE_HEAD(conns_wq);
 static atomic_t half_open = ATOMIC_INIT(0);
 
+/*
+ * The CPU a new connection's io work runs on: -1 while cpus_allowed_list
+ * holds every online CPU (then the CPU its packets arrive on), else the
+ * next CPU of the list, in turn.
+ */
+static int conn_cpu(void)
+{
+	static int last = -1;
+	int cpu = -1;
+
+	mutex_lock(&tcmx_iscsi_cfg_mutex);
+	if (!cpumask_subset(cpu_online_mask, &tcmx_iscsi_cpus)) {
+		cpu = cpumask_next_and(last, &tcmx_iscsi_cpus,
+				       cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first_and(&tcmx_iscsi_cpus,
+						cpu_online_mask);
+		/* every CPU of the list went offline: any */
+		if (cpu >= nr_cpu_ids)
+			cpu = -1;
+		else
+			last = cpu;
+	}
+	mutex_unlock(&tcmx_iscsi_cfg_mutex);
+	return cpu;
+}
+
 /* ---- socket callbacks ---- */
+
+/* queue @conn's io work on its CPU, else on @cpu (< 0: this one) */
+void tcmx_iscsi_conn_kick(struct tcmx_iscsi_conn *conn, int cpu)
+{
+	if (conn->io_cpu >= 0)
+		cpu = conn->io_cpu;
+	queue_work_on(cpu < 0 ? WORK_CPU_UNBOUND : cpu, tcmx_iscsi_wq,
+		      &conn->io_work);
+}
 
 static void conn_data_ready(struct sock *sk)
 {
@@ -38,9 +74,7 @@ static void conn_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
 	if (conn && !READ_ONCE(conn->dead))
-		queue_work_on(sk->sk_incoming_cpu < 0 ? WORK_CPU_UNBOUND :
-			      sk->sk_incoming_cpu, tcmx_iscsi_wq,
-			      &conn->io_work);
+		tcmx_iscsi_conn_kick(conn, READ_ONCE(sk->sk_incoming_cpu));
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -145,8 +179,12 @@ static void conn_release(struct work_struct *work)
 		container_of(work, struct tcmx_iscsi_conn, release_work);
 	struct tcmx_iscsi_sess *sess;
 
-	/* wakes an io work blocked in a send; it stops at conn->dead */
-	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	/*
+	 * Wakes an io work blocked in a send; it stops at conn->dead.  After
+	 * a Logout, the io work is done and the response still to send.
+	 */
+	if (!conn->logout_len)
+		kernel_sock_shutdown(conn->sock, SHUT_RDWR);
 	conn_restore_callbacks(conn);
 	cancel_work_sync(&conn->io_work);
 	cancel_delayed_work_sync(&conn->timer_work);
@@ -156,6 +194,14 @@ static void conn_release(struct work_struct *work)
 		tcmx_nexus_unregister(&sess->nexus);
 		sess->registered = false;
 	}
+	if (conn->logout_len) {
+		struct kvec vec = { conn->tx_hdr, conn->logout_len };
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+
+		/* 48 or 52 bytes: the socket takes them without waiting */
+		kernel_sendmsg(conn->sock, &msg, &vec, 1, vec.iov_len);
+		kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	}
 	cancel_work_sync(&conn->io_work);
 	conn_drop_done(conn);
 	if (conn->state == TCMX_CONN_LOGIN)
@@ -164,6 +210,8 @@ static void conn_release(struct work_struct *work)
 	spin_lock(&conns_lock);
 	conn->sess = NULL;	/* the show functions read it under the lock */
 	spin_unlock(&conns_lock);
+	if (sess && conn->state == TCMX_CONN_FFP && !sess->p.discovery)
+		tcmx_iscsi_stat_sessions(sess->tpg->tiqn, -1);
 	if (sess)
 		tcmx_iscsi_sess_free(sess);
 	tcmx_iscsi_login_free(conn);
@@ -192,7 +240,7 @@ static void conn_timer(struct work_struct *work)
 		return;
 	}
 	/* full feature phase: the io work sends or checks the NOP-In */
-	queue_work(tcmx_iscsi_wq, &conn->io_work);
+	tcmx_iscsi_conn_kick(conn, -1);
 }
 
 /* the session's state for the show functions: login.c, under conns_lock */
@@ -205,6 +253,8 @@ void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 		atomic_dec(&half_open);
 	conn->state = TCMX_CONN_FFP;
 	spin_unlock(&conns_lock);
+	if (!sess->p.discovery)
+		tcmx_iscsi_stat_sessions(sess->tpg->tiqn, 1);
 }
 
 /* net.c: a connection accepted on @l; @io_work receives and sends */
@@ -223,6 +273,7 @@ void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 	conn->sock = sock;
 	conn->listener = l;
 	conn->state = TCMX_CONN_LOGIN;
+	conn->io_cpu = conn_cpu();
 	INIT_WORK(&conn->io_work, io_work);
 	INIT_WORK(&conn->release_work, conn_release);
 	INIT_DELAYED_WORK(&conn->timer_work, conn_timer);
@@ -246,7 +297,7 @@ void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 	/* login_timeout is the TPG's: the longest until a TPG is chosen */
 	queue_delayed_work(tcmx_iscsi_wq, &conn->timer_work, 30 * HZ);
 	conn_set_callbacks(conn);
-	queue_work(tcmx_iscsi_wq, &conn->io_work);
+	tcmx_iscsi_conn_kick(conn, -1);
 	return;
 
 out_refuse:

@@ -19,6 +19,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
+#include <linux/spinlock.h>
 #include "tcmx.h"
 
 #define TCMX_ISCSI_NAME_LEN	224	/* an iSCSI name, with NUL */
@@ -98,6 +99,29 @@ struct tcmx_iscsi_auth {
 };
 
 /* A target (iscsi/<name>), on tcmx_iscsi_tiqns. */
+/*
+ * A target's fabric_statistics/ counters (RFC 4544's iSCSI MIB, as the
+ * in-tree counts them), under @lock: the protocol counts, stats.c shows.
+ */
+struct tcmx_iscsi_tiqn_stats {
+	spinlock_t		lock;
+	u32			sessions;	/* Normal sessions now */
+	/* iscsi_login_stats: one per final login response */
+	u32			accepts, redirects, authorize_fails;
+	u32			authenticate_fails, negotiate_fails;
+	u32			other_fails;
+	u32			last_fail_type;	/* 0 none, 2 redirect ... */
+	u64			last_fail_time;	/* jiffies64, 0: none */
+	char			last_fail_name[TCMX_ISCSI_NAME_LEN];
+	struct sockaddr_storage	last_fail_addr;
+	/* iscsi_logout_stats: by the Logout's reason */
+	u32			normal_logouts, abnormal_logouts;
+	/* iscsi_sess_err: session failures */
+	u32			digest_errors, timeout_errors, format_errors;
+	u32			last_sess_fail_type;
+	char			last_sess_fail_name[TCMX_ISCSI_NAME_LEN];
+};
+
 struct tcmx_iscsi_tiqn {
 	struct tcmx_wwn			wwn;
 	struct list_head		node;		/* tcmx_iscsi_tiqns */
@@ -105,7 +129,41 @@ struct tcmx_iscsi_tiqn {
 	u32				index;		/* statistics' inst */
 	/* fabric_statistics/iscsi_{instance,sess_err,tgt_attr,...} */
 	struct config_group		stat_groups[5];
+	struct tcmx_iscsi_tiqn_stats	stats;
 };
+
+/*
+ * A session's own counters (its io work alone writes them, WRITE_ONCE;
+ * the statistics files read them with READ_ONCE).
+ */
+struct tcmx_iscsi_sess_counts {
+	u64			indx;		/* the session's TSIH */
+	u64			node;		/* 1, 0 for a discovery session */
+	u64			cmd_pdus, rsp_pdus;
+	u64			txdata_octs, rxdata_octs;
+	u64			conn_digest_errors, conn_timeout_errors;
+};
+
+/*
+ * counts.c, for the protocol: a login's final status class and detail
+ * from @peer (@initiator: its InitiatorName, or NULL), a Logout's reason
+ * (ISCSI_LOGOUT_REASON_*), a Normal session begun (+1) or ended (-1), a
+ * session that failed by a digest error, a timeout or a format error.
+ */
+enum tcmx_iscsi_sess_err {
+	TCMX_ISCSI_ERR_DIGEST = 1,	/* the MIB's iscsiInstSsnFailureType */
+	TCMX_ISCSI_ERR_TIMEOUT,
+	TCMX_ISCSI_ERR_FORMAT,
+};
+
+void tcmx_iscsi_stat_login(struct tcmx_iscsi_tiqn *t, u8 class, u8 detail,
+			   const char *initiator,
+			   const struct sockaddr_storage *peer);
+void tcmx_iscsi_stat_logout(struct tcmx_iscsi_tiqn *t, u8 reason);
+void tcmx_iscsi_stat_sessions(struct tcmx_iscsi_tiqn *t, int delta);
+void tcmx_iscsi_stat_sess_err(struct tcmx_iscsi_tiqn *t,
+			      enum tcmx_iscsi_sess_err err,
+			      const char *initiator);
 
 /* A TPG (iscsi/<name>/tpgt_<t>). */
 struct tcmx_iscsi_tpg {
@@ -155,6 +213,8 @@ extern struct mutex tcmx_iscsi_cfg_mutex;
 extern struct list_head tcmx_iscsi_tiqns;
 extern struct tcmx_iscsi_auth tcmx_iscsi_discovery_auth;
 extern bool tcmx_iscsi_enforce_discovery_auth;
+/* cpus_allowed_list: where connections' io work may run */
+extern struct cpumask tcmx_iscsi_cpus;
 extern const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops;
 
 /* Under tcmx_iscsi_cfg_mutex: @initiator's ACL in @tpg, or NULL. */
@@ -189,6 +249,13 @@ ssize_t tcmx_iscsi_sess_info(struct tcmx_iscsi_tpg *tpg,
 ssize_t tcmx_iscsi_sess_param(struct tcmx_iscsi_tpg *tpg,
 			      const char *initiator, enum tcmx_iscsi_key key,
 			      char *page);
+/*
+ * acls/<i>/fabric_statistics/iscsi_sess_stats/<file>: @initiator's
+ * session's counter @off (offsetof struct tcmx_iscsi_sess_counts), or
+ * nothing (0 bytes) without a session, as the in-tree.
+ */
+ssize_t tcmx_iscsi_sess_count(struct tcmx_iscsi_tpg *tpg,
+			      const char *initiator, size_t off, char *page);
 /* tpgt_<t>/dynamic_sessions: the demo-mode initiators logged in */
 ssize_t tcmx_iscsi_dynamic_sessions(struct tcmx_iscsi_tpg *tpg, char *page);
 /* the fabric's ->queue_status() */

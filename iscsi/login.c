@@ -52,11 +52,23 @@ static int login_send(struct tcmx_iscsi_conn *conn, u16 status, bool transit,
 				   false);
 }
 
+/* a final Login Response in iscsi_login_stats, once a TPG was taken */
+static void login_count(struct tcmx_iscsi_conn *conn, u16 status)
+{
+	struct tcmx_iscsi_tpg *tpg = READ_ONCE(conn->tpg);
+	struct tcmx_iscsi_sess *sess = conn->login ? conn->login->sess : NULL;
+
+	if (tpg && sess && !sess->p.discovery)
+		tcmx_iscsi_stat_login(tpg->tiqn, status >> 8, status & 0xff,
+				      sess->initiator, &conn->peer);
+}
+
 static int login_fail(struct tcmx_iscsi_conn *conn, u16 status,
 		      const char *why)
 {
 	pr_warn_ratelimited("login from %pISpc refused (0x%04x): %s\n",
 			    &conn->peer, status, why);
+	login_count(conn, status);
 	login_send(conn, status, false, 0);
 	return -EPERM;
 }
@@ -111,8 +123,13 @@ static u16 login_take_tpg(struct tcmx_iscsi_conn *conn,
 	int auth;
 
 	acl = tcmx_iscsi_acl_find(tpg, sess->initiator);
-	if (!acl && !tpg->attrib.generate_node_acls)
+	if (!acl && !tpg->attrib.generate_node_acls) {
+		/* counted here: the connection never gets the TPG */
+		tcmx_iscsi_stat_login(tpg->tiqn, ISCSI_STATUS_CLS_INITIATOR_ERR,
+				      ISCSI_LOGIN_STATUS_TGT_FORBIDDEN,
+				      sess->initiator, &conn->peer);
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_TGT_FORBIDDEN);
+	}
 	WRITE_ONCE(conn->tpg, tpg);
 	sess->tpg = tpg;
 	sess->dynamic = !acl;
@@ -497,6 +514,7 @@ int tcmx_iscsi_login_pdu(struct tcmx_iscsi_conn *conn)
 
 	/* the full feature phase: the session now belongs to the connection */
 	sess = conn->login->sess;
+	login_count(conn, 0);
 	ret = login_send(conn, 0, true, nsg);
 	conn->login->sess = NULL;
 	conn->login_sess = NULL;

@@ -69,8 +69,8 @@ static int conn_sendmsg(struct tcmx_iscsi_conn *conn, struct kvec *vec,
 	return 0;
 }
 
-/* the header, and its digest if the session has them */
-static size_t conn_tx_hdr(struct tcmx_iscsi_conn *conn, u32 len)
+/* the header, and its digest if the session has them: their length */
+size_t tcmx_iscsi_tx_hdr(struct tcmx_iscsi_conn *conn, u32 len)
 {
 	__le32 d;
 
@@ -89,7 +89,7 @@ int tcmx_iscsi_send_pdu(struct tcmx_iscsi_conn *conn, const void *data,
 	static const u8 zero[4];
 	u32 pad = tcmx_iscsi_pad(len);
 	struct kvec vec[4] = {
-		{ conn->tx_hdr, conn_tx_hdr(conn, len) },
+		{ conn->tx_hdr, tcmx_iscsi_tx_hdr(conn, len) },
 		{ (void *)data, len },
 		{ (void *)zero, pad },
 		{ conn->tx_ddigest, 0 },
@@ -117,7 +117,7 @@ int tcmx_iscsi_send_sgl(struct tcmx_iscsi_conn *conn,
 	int ret;
 
 	vec[nr].iov_base = conn->tx_hdr;
-	vec[nr].iov_len = conn_tx_hdr(conn, len);
+	vec[nr].iov_len = tcmx_iscsi_tx_hdr(conn, len);
 	bytes = vec[nr++].iov_len;
 	while (len) {
 		struct page *page = sg_page(&ic->sgl[off >> PAGE_SHIFT]);

@@ -19,6 +19,7 @@
  * conns.c    connection lifetime: the socket callbacks, teardown, the
  *            walks over connections and sessions, reinstatement
  * session.c  sessions: command pool, nexus
+ * counts.c   the target's fabric_statistics counters
  *
  * One connection per session (MaxConnections=1): its io work (on
  * tcmx_iscsi_wq) is the only context that receives or sends on it and the
@@ -97,6 +98,8 @@ struct tcmx_iscsi_conn {
 	struct tcmx_iscsi_sess		*sess;
 	enum tcmx_iscsi_conn_state	state;
 	bool				dead;	/* stop: teardown queued */
+	int				io_cpu;	/* -1: where packets arrive */
+	u8				logout_len; /* tx_hdr, sent at release */
 	struct work_struct		io_work;
 	struct work_struct		release_work;
 	struct delayed_work		timer_work;	/* login, NOP-In */
@@ -194,6 +197,8 @@ struct tcmx_iscsi_sess {
 	struct tcmx_iscsi_cmd		*free;
 	unsigned int			nr_cmds;
 	unsigned int			nr_busy;
+	/* iscsi_sess_stats: written by the io work only (WRITE_ONCE) */
+	struct tcmx_iscsi_sess_counts	counts;
 	/* the TMF in progress (tmf.c) */
 	bool				tmf_busy;
 	u8				tmf_func;
@@ -201,6 +206,15 @@ struct tcmx_iscsi_sess {
 	u64				tmf_lun;
 	unsigned int			tmf_wait;	/* commands in core */
 };
+
+/* add @n to a counter of @sess, from its io work */
+static inline void tcmx_iscsi_count(u64 *counter, u64 n)
+{
+	WRITE_ONCE(*counter, *counter + n);
+}
+
+/* pdu.c: conn->tx_hdr ready to go, @len bytes of data after it */
+size_t tcmx_iscsi_tx_hdr(struct tcmx_iscsi_conn *conn, u32 len);
 
 /* conns.c: connection and session lifetime */
 typedef void (*tcmx_iscsi_sess_fn)(struct tcmx_iscsi_sess *sess, void *arg);
@@ -210,6 +224,8 @@ extern struct workqueue_struct *tcmx_iscsi_release_wq;
 void tcmx_iscsi_conn_start(struct tcmx_iscsi_listener *l, struct socket *sock,
 			   work_func_t io_work);
 void tcmx_iscsi_conn_close(struct tcmx_iscsi_conn *conn);
+/* queue @conn's io work on its CPU, else on @cpu (< 0: this one) */
+void tcmx_iscsi_conn_kick(struct tcmx_iscsi_conn *conn, int cpu);
 bool tcmx_iscsi_conn_wanted(struct tcmx_iscsi_conn *conn);
 void tcmx_iscsi_conn_set_sess(struct tcmx_iscsi_conn *conn,
 			      struct tcmx_iscsi_sess *sess);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The configfs files that show sessions: acls/<i>/info, acls/<i>/param/<key>
- * and tpgt_<t>/dynamic_sessions.  They read sessions under conns.c's list
+ * The configfs files that show sessions: acls/<i>/info, acls/<i>/param/<key>,
+ * acls/<i>/fabric_statistics/iscsi_sess_stats/ and tpgt_<t>/dynamic_sessions.  They read sessions under conns.c's list
  * lock (tcmx_iscsi_sess_walk()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -92,6 +92,37 @@ ssize_t tcmx_iscsi_sess_param(struct tcmx_iscsi_tpg *tpg,
 	tcmx_iscsi_sess_walk(tpg, initiator, sess_show_param, &s);
 	if (!s.found)
 		return sysfs_emit(page, "No Active iSCSI Session\n");
+	return s.len;
+}
+
+static void sess_show_count(struct tcmx_iscsi_sess *sess, void *arg)
+{
+	struct sess_show *s = arg;
+	u64 n;
+
+	if (s->found)
+		return;
+	s->found = true;
+	switch (s->key) {
+	case offsetof(struct tcmx_iscsi_sess_counts, indx):
+		n = sess->tsih;
+		break;
+	case offsetof(struct tcmx_iscsi_sess_counts, node):
+		n = !sess->p.discovery;
+		break;
+	default:
+		n = READ_ONCE(*(u64 *)((char *)&sess->counts + s->key));
+		break;
+	}
+	s->len = sysfs_emit(s->page, "%llu\n", n);
+}
+
+ssize_t tcmx_iscsi_sess_count(struct tcmx_iscsi_tpg *tpg,
+			      const char *initiator, size_t off, char *page)
+{
+	struct sess_show s = { .page = page, .key = off };
+
+	tcmx_iscsi_sess_walk(tpg, initiator, sess_show_count, &s);
 	return s.len;
 }
 

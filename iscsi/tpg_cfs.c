@@ -35,12 +35,6 @@ struct configfs_attribute *tcmx_iscsi_tpg_attrs[] = {
 /* attrib/                                                             */
 /* ------------------------------------------------------------------ */
 
-struct tcmx_iscsi_attrib_rule {
-	const char	*name;
-	size_t		off;
-	u32		def, min, max;
-};
-
 enum {
 #define TCMX_ISCSI_TPG_ATTRIB(_name, _def, _min, _max)	TCMX_TA_##_name,
 #include "tpg_attrib.h"
@@ -61,7 +55,7 @@ static const struct tcmx_iscsi_attrib_rule tcmx_iscsi_tpg_rules[] = {
 
 static u32 *tcmx_iscsi_ta(struct tcmx_iscsi_tpg *tpg, int id)
 {
-	return (u32 *)((char *)&tpg->attrib + tcmx_iscsi_tpg_rules[id].off);
+	return tcmx_iscsi_rule_val(&tpg->attrib, &tcmx_iscsi_tpg_rules[id]);
 }
 
 /*
@@ -153,27 +147,8 @@ static ssize_t tcmx_iscsi_ta_store(struct config_item *item, int id,
 
 /* the file of each attribute; it ends with a function: no ';' */
 #define TCMX_ISCSI_TPG_ATTRIB(_name, _def, _min, _max)			\
-static ssize_t tcmx_iscsi_ta_##_name##_show(struct config_item *item,	\
-					    char *page);		\
-static ssize_t tcmx_iscsi_ta_##_name##_store(struct config_item *item,	\
-					     const char *page, size_t count); \
-static struct configfs_attribute tcmx_iscsi_ta_attr_##_name = {	\
-	.ca_name	= #_name,					\
-	.ca_owner	= THIS_MODULE,					\
-	.ca_mode	= 0644,						\
-	.show		= tcmx_iscsi_ta_##_name##_show,			\
-	.store		= tcmx_iscsi_ta_##_name##_store,		\
-};									\
-static ssize_t tcmx_iscsi_ta_##_name##_show(struct config_item *item,	\
-					    char *page)			\
-{									\
-	return tcmx_iscsi_ta_show(item, TCMX_TA_##_name, page);		\
-}									\
-static ssize_t tcmx_iscsi_ta_##_name##_store(struct config_item *item,	\
-					     const char *page, size_t count) \
-{									\
-	return tcmx_iscsi_ta_store(item, TCMX_TA_##_name, page, count); \
-}
+	TCMX_ISCSI_ID_FILE_RW(tcmx_iscsi_ta_, _name, #_name, TCMX_TA_##_name, \
+			      tcmx_iscsi_ta_show, tcmx_iscsi_ta_store)
 #include "tpg_attrib.h"
 #undef TCMX_ISCSI_TPG_ATTRIB
 
@@ -240,30 +215,9 @@ static ssize_t tcmx_iscsi_param_store(struct config_item *item,
 
 /* the file of each key, named as the key; it ends with a function */
 #define TCMX_ISCSI_KEY(_id, _name, _kind, _def, _min, _max)		\
-static ssize_t tcmx_iscsi_param_##_id##_show(struct config_item *item,	\
-					     char *page);		\
-static ssize_t tcmx_iscsi_param_##_id##_store(struct config_item *item,	\
-					      const char *page,		\
-					      size_t count);		\
-static struct configfs_attribute tcmx_iscsi_param_attr_##_id = {	\
-	.ca_name	= _name,					\
-	.ca_owner	= THIS_MODULE,					\
-	.ca_mode	= 0644,						\
-	.show		= tcmx_iscsi_param_##_id##_show,		\
-	.store		= tcmx_iscsi_param_##_id##_store,		\
-};									\
-static ssize_t tcmx_iscsi_param_##_id##_show(struct config_item *item,	\
-					     char *page)		\
-{									\
-	return tcmx_iscsi_param_show(item, TCMX_ISCSI_KEY_##_id, page);	\
-}									\
-static ssize_t tcmx_iscsi_param_##_id##_store(struct config_item *item,	\
-					      const char *page,		\
-					      size_t count)		\
-{									\
-	return tcmx_iscsi_param_store(item, TCMX_ISCSI_KEY_##_id, page,	\
-				      count);				\
-}
+	TCMX_ISCSI_ID_FILE_RW(tcmx_iscsi_param_, _id, _name,		\
+			      TCMX_ISCSI_KEY_##_id, tcmx_iscsi_param_show, \
+			      tcmx_iscsi_param_store)
 #include "keys.h"
 #undef TCMX_ISCSI_KEY
 

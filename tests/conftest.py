@@ -63,6 +63,7 @@ def pytest_configure(config):
 TIER_NOT_SECOND = {
     "test_conformance", "test_configfs_fuzz", "test_lifecycle_faults",
     "test_iscsi_libiscsi", "test_fuzz_sgio", "test_multipath",
+    "test_iscsi_teardown",
     "test_scsi_thin", "test_saverestore", "test_targetcli",
 }
 TIER_CORE = {
