@@ -71,15 +71,10 @@ GAPS = {
     },
     # tcmx_iscsi: write residuals GOOD with the residual (whole blocks; a
     # torn one 05/0E/03 with it), a READ flagged as a write runs, a wrong
-    # DataSN fails its command (0B/47/05), the connection stays.  Left:
-    "tcmx": {
-        # failed in 1 of 2 runs on 6.1 (one initiator name, after the
-        # ProutReserve suite's many logins and logouts)
-        "Reserve6.Logout": (
-            ("failed", "passed"), "the Logout Response goes out before "
-            "the release work ends the I_T nexus, so the RESERVE(6) may "
-            "outlive the logout for a moment"),
-    },
+    # DataSN fails its command (0B/47/05), the connection stays, and the
+    # Logout Response waits for the I_T nexus's end (Reserve6.Logout): no
+    # gap left.
+    "tcmx": {},
 }
 
 # the in-tree with two sessions of one initiator name (6.1): the second
