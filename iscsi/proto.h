@@ -200,6 +200,7 @@ struct tcmx_iscsi_sess {
 	itt_t				tmf_itt;
 	u64				tmf_lun;
 	unsigned int			tmf_wait;	/* commands in core */
+	__be16				cid;	/* its connection's */
 };
 
 /* conns.c: connection and session lifetime */
