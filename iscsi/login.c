@@ -13,8 +13,9 @@
  * A key list may be continued over several PDUs (C=1, RFC 7143 11.12.2):
  * each is answered with an empty Login Response until the last, and the
  * whole list, at most TCMX_ISCSI_LOGIN_MAX bytes as in-tree, is then
- * negotiated at once.  Our responses never need C: a login PDU carries
- * up to 8192 bytes, which is all login->rsp holds.
+ * negotiated at once.  Our responses never need C: with key names of at
+ * most 63 bytes (longer ones are refused) they stay far below the 8192
+ * bytes of a login PDU.
  *
  * A login with a non-zero TSIH would add a connection to a session (one
  * connection per session here, MaxConnections=1), and is answered as
@@ -30,6 +31,12 @@
 #include "login.h"
 
 #define LOGIN_KEYS	64
+/*
+ * RFC 7143 6.1: a key name has at most 63 bytes.  With LOGIN_KEYS of them
+ * each answered at most "=NotUnderstood", a response stays well within
+ * the 8192 bytes of a login PDU.
+ */
+#define LOGIN_KEY_NAME_MAX	63
 
 /* status class << 8 | detail */
 #define LOGIN_ERR(cls, detail)	(((cls) << 8) | (detail))
@@ -369,6 +376,8 @@ static u16 login_keys(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_kv *kv,
 	int i, id;
 
 	for (i = 0; i < n; i++) {
+		if (strlen(kv[i].key) > LOGIN_KEY_NAME_MAX)
+			return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
 		if (login_declared(kv[i].key) ||
 		    (login->chap_on && !strncmp(kv[i].key, "CHAP_", 5)))
 			continue;
