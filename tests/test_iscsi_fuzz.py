@@ -5,7 +5,7 @@ a bounded run: malformed and truncated PDUs, bad BHS fields and AHS
 lengths, DataSegmentLength above MaxRecvDataSegmentLength, bad digests,
 bad, repeated and continued login keys, non-zero TSIHs, text overflows
 and CHAP replies of the wrong length.  Each is answered with a Reject,
-a closed connection or a normal answer (never nothing), the target
+a closed connection or a normal answer (never nothing on tcmx), the target
 still takes a fresh login and TEST UNIT READY after each, a second
 session writing and reading back LUN 0 the whole time sees no error,
 the kernel log has no warning (here and in the conftest guard), and on
@@ -56,8 +56,16 @@ def test_pdu_fuzzer_bounded_run(fuzz_target, dmesg):
            str(COUNT), "--seconds", str(SECONDS)]
     if STACK == "tcmx":
         cmd.append("--check-ratelimit")
+    else:
+        # the in-tree leaves some PDUs unanswered (a Logout of an unknown
+        # reason out of the CmdSN window): counted, not failed
+        cmd.append("--stuck-ok")
     p = run(cmd, check=False, timeout=SECONDS + 240)
     print(p.stdout)
+    out = "/out" if os.path.ismount("/out") else "/tmp"
+    with open("%s/iscsi-fuzz-%s-%s.txt" % (out, os.uname().release, STACK),
+              "w") as f:
+        f.write(p.stdout + p.stderr)
     assert p.returncode == 0, p.stdout + p.stderr
     m = re.search(r"(\d+) cases, background session: (\d+) write", p.stdout)
     assert m, p.stdout

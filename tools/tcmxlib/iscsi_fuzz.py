@@ -536,9 +536,12 @@ class Result:
 
 
 def run(tgt, count, seed, seconds=None, only=None, background=True,
-        check_ratelimit=False, log_prefix="tcmx_", out=print):
+        check_ratelimit=False, log_prefix="tcmx_", stuck_ok=False):
     """count cases (or only case `only`), stopping early after seconds;
-    a Result (.bad lists the findings)."""
+    a Result (.bad lists the findings). stuck_ok: a PDU the target
+    answers with nothing is counted, not a finding (the in-tree leaves
+    some unanswered, e.g. a Logout of an unknown reason out of the CmdSN
+    window)."""
     res = Result()
     klog = KernelLog()
     bg = Background(tgt) if background else None
@@ -556,7 +559,8 @@ def run(tgt, count, seed, seconds=None, only=None, background=True,
         kind, what = run_case(tgt, seed, i)
         res.cases += 1
         res.outcomes[(kind, what)] += 1
-        if what == "stuck" or what.startswith(("no connection",
+        if (what == "stuck" and not stuck_ok) or what.startswith(
+                ("no connection",
                                               "login failed")):
             res.bad.append("case %d (%s): %s" % (i, kind, what))
         why = health(tgt)
