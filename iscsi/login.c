@@ -9,6 +9,20 @@
  * ISID (reinstatement), and registers its I_T nexus with the core.  A
  * failure answers with a Login Response of the status class and detail,
  * then closes.
+ *
+ * A key list may be continued over several PDUs (C=1, RFC 7143 11.12.2):
+ * each is answered with an empty Login Response until the last, and the
+ * whole list, at most TCMX_ISCSI_LOGIN_MAX bytes as in-tree, is then
+ * negotiated at once.  Our responses never need C: with key names of at
+ * most 63 bytes (longer ones are refused) they stay far below the 8192
+ * bytes of a login PDU.
+ *
+ * A login with a non-zero TSIH would add a connection to a session (one
+ * connection per session here, MaxConnections=1), and is answered as
+ * in-tree: 0x020a when no live session of the same initiator and ISID has
+ * that TSIH; else, once authenticated, 0x0206 (beyond MaxConnections),
+ * after closing that session's connection if it has the same CID
+ * (connection reinstatement, which ends the session at ERL 0).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +31,12 @@
 #include "login.h"
 
 #define LOGIN_KEYS	64
+/*
+ * RFC 7143 6.1: a key name has at most 63 bytes.  With LOGIN_KEYS of them
+ * each answered at most "=NotUnderstood", a response stays well within
+ * the 8192 bytes of a login PDU.
+ */
+#define LOGIN_KEY_NAME_MAX	63
 
 /* status class << 8 | detail */
 #define LOGIN_ERR(cls, detail)	(((cls) << 8) | (detail))
@@ -39,7 +59,8 @@ static int login_send(struct tcmx_iscsi_conn *conn, u16 status, bool transit,
 	if (!status && transit)
 		rsp->flags |= ISCSI_FLAG_LOGIN_TRANSIT | nsg;
 	memcpy(rsp->isid, req->isid, sizeof(rsp->isid));
-	rsp->tsih = login && login->sess ? cpu_to_be16(login->tsih) : 0;
+	if (login && login->sess)
+		rsp->tsih = cpu_to_be16(login->tsih ?: login->tsih_req);
 	if (status)
 		rsp->tsih = 0;
 	rsp->itt = req->itt;
@@ -86,6 +107,10 @@ static const char *login_why(u16 status)
 		return "a key missing";
 	case LOGIN_TGT_ERR(ISCSI_LOGIN_STATUS_NO_RESOURCES):
 		return "out of resources";
+	case LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_NO_SESSION):
+		return "no session with that TSIH";
+	case LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_ISID_ERROR):
+		return "a second connection (MaxConnections=1)";
 	default:
 		return "bad login request";
 	}
@@ -162,6 +187,60 @@ static void login_discovery_params(struct tcmx_iscsi_login *login)
 	mutex_unlock(&tcmx_iscsi_cfg_mutex);
 	login->login_timeout = 15;
 	login->sess->depth = 16;
+}
+
+struct login_tsih {
+	const u8	*isid;
+	u16		tsih;
+	__be16		cid;
+	bool		found;
+	bool		same_cid;
+};
+
+static void login_tsih_match(struct tcmx_iscsi_sess *sess, void *arg)
+{
+	struct login_tsih *t = arg;
+
+	if (sess->tsih != t->tsih || memcmp(sess->isid, t->isid, 6))
+		return;
+	t->found = true;
+	t->same_cid = sess->cid == t->cid;
+}
+
+/* the live session named by the login's TSIH, ISID and initiator */
+static bool login_tsih_find(struct tcmx_iscsi_conn *conn, bool *same_cid)
+{
+	struct tcmx_iscsi_sess *sess = conn->login->sess;
+	struct login_tsih t = {
+		.isid = sess->isid,
+		.tsih = conn->login->tsih_req,
+		.cid = sess->cid,
+	};
+
+	tcmx_iscsi_sess_walk(sess->tpg, sess->initiator, login_tsih_match, &t);
+	*same_cid = t.same_cid;
+	return t.found;
+}
+
+/*
+ * Authenticated, with a non-zero TSIH: a second connection, which one
+ * connection per session refuses; with the CID of the session's own
+ * connection, that connection is reinstated (closed) first.
+ */
+static u16 login_tsih_post_auth(struct tcmx_iscsi_conn *conn)
+{
+	struct tcmx_iscsi_login *login = conn->login;
+	bool same_cid;
+
+	login->tsih_checked = true;
+	if (!login_tsih_find(conn, &same_cid))
+		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_NO_SESSION);
+	if (same_cid) {
+		pr_warn_ratelimited("%pISpc: connection reinstatement of TSIH %u: its connection closed\n",
+				    &conn->peer, login->tsih_req);
+		tcmx_iscsi_sess_reinstate(login->sess);
+	}
+	return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_ISID_ERROR);
 }
 
 /* the first PDU's declarations: InitiatorName, SessionType, TargetName */
@@ -314,6 +393,8 @@ static u16 login_keys(struct tcmx_iscsi_conn *conn, struct tcmx_iscsi_kv *kv,
 	int i, id;
 
 	for (i = 0; i < n; i++) {
+		if (strlen(kv[i].key) > LOGIN_KEY_NAME_MAX)
+			return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
 		if (login_declared(kv[i].key) ||
 		    (login->chap_on && !strncmp(kv[i].key, "CHAP_", 5)))
 			continue;
@@ -417,6 +498,8 @@ static int login_start(struct tcmx_iscsi_conn *conn)
 	memcpy(login->isid, req->isid, sizeof(login->isid));
 	memcpy(login->sess->isid, req->isid, sizeof(login->isid));
 	login->cid = req->cid;
+	login->sess->cid = req->cid;
+	login->tsih_req = be16_to_cpu(req->tsih);
 	login->sess->exp_cmdsn = be32_to_cpu(req->cmdsn);
 	conn->stat_sn = be32_to_cpu(req->exp_statsn);
 	return 0;
@@ -427,11 +510,13 @@ static u16 login_pdu_keys(struct tcmx_iscsi_conn *conn)
 {
 	struct tcmx_iscsi_login *login = conn->login;
 	struct tcmx_iscsi_kv kv[LOGIN_KEYS];
+	bool same_cid;
 	char tag[8];
 	u16 status;
 	int n;
 
-	n = tcmx_iscsi_kv_parse(conn->rx_buf, conn->rx_dlen, kv, LOGIN_KEYS);
+	n = tcmx_iscsi_kv_parse(login->req, login->req_len, kv, LOGIN_KEYS);
+	login->req_len = 0;
 	if (n < 0)
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
 	login->rsp_len = 0;
@@ -440,6 +525,8 @@ static u16 login_pdu_keys(struct tcmx_iscsi_conn *conn)
 		status = login_first(conn, kv, n);
 		if (status)
 			return status;
+		if (login->tsih_req && !login_tsih_find(conn, &same_cid))
+			return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_NO_SESSION);
 		if (!login->discovery) {
 			snprintf(tag, sizeof(tag), "%u",
 				 login->sess->tpg->tpg.tag);
@@ -471,11 +558,44 @@ static u16 login_stage(struct tcmx_iscsi_conn *conn, u8 csg, u8 nsg,
 		if (!login->auth_done && (login->need_auth || login->chap_on))
 			return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_AUTH_FAILED);
 		login->auth_done = true;
+		if (login->tsih_req && !login->tsih_checked)
+			return login_tsih_post_auth(conn);
 	}
 	if (*transit && (nsg <= csg || nsg == 2))
 		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
 	if (*transit && nsg == 3)
 		return login_ffp(conn);
+	return 0;
+}
+
+/*
+ * This PDU's keys added to login->req: *more when it continues the list
+ * (C=1), then answered with an empty Login Response.  <0: the list grows
+ * past TCMX_ISCSI_LOGIN_MAX, which ends the connection without an
+ * answer (as in-tree for a login PDU over its buffer); >0: a status.
+ */
+static int login_gather(struct tcmx_iscsi_conn *conn, bool *more)
+{
+	struct iscsi_login_req *req = (void *)conn->rx_hdr;
+	struct tcmx_iscsi_login *login = conn->login;
+	u8 csg = req->flags & ISCSI_FLAG_LOGIN_CURRENT_STAGE_MASK;
+
+	*more = req->flags & ISCSI_FLAG_LOGIN_CONTINUE;
+	if (*more && (req->flags & ISCSI_FLAG_LOGIN_TRANSIT))
+		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
+	/* a continuation keeps the stage and the task tag */
+	if (login->req_len &&
+	    (csg != login->cont_csg || req->itt != login->cont_itt))
+		return LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR);
+	if (conn->rx_dlen > sizeof(login->req) - login->req_len) {
+		pr_warn_ratelimited("login from %pISpc: keys over %u bytes, connection closed\n",
+				    &conn->peer, TCMX_ISCSI_LOGIN_MAX);
+		return -EMSGSIZE;
+	}
+	memcpy(login->req + login->req_len, conn->rx_buf, conn->rx_dlen);
+	login->req_len += conn->rx_dlen;
+	login->cont_csg = csg;
+	login->cont_itt = req->itt;
 	return 0;
 }
 
@@ -487,22 +607,26 @@ int tcmx_iscsi_login_pdu(struct tcmx_iscsi_conn *conn)
 	u8 nsg = req->flags & ISCSI_FLAG_LOGIN_NEXT_STAGE_MASK;
 	bool transit = req->flags & ISCSI_FLAG_LOGIN_TRANSIT;
 	struct tcmx_iscsi_sess *sess;
+	bool more;
 	u16 status;
 	int ret;
 
 	if (req->min_version > 0)
 		return login_fail(conn, LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_NO_VERSION),
 				  "version");
-	if (req->flags & ISCSI_FLAG_LOGIN_CONTINUE)
-		return login_fail(conn, LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_INIT_ERR),
-				  "continued login PDUs");
-	if (req->tsih)
-		return login_fail(conn, LOGIN_INIT_ERR(ISCSI_LOGIN_STATUS_NO_SESSION),
-				  "a second connection (MaxConnections=1)");
 	if (!conn->login) {
 		ret = login_start(conn);
 		if (ret)
 			return ret;
+	}
+	ret = login_gather(conn, &more);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return login_fail(conn, ret, "continued login PDUs");
+	if (more) {
+		conn->login->rsp_len = 0;
+		return login_send(conn, 0, false, 0);
 	}
 	status = login_pdu_keys(conn);
 	if (!status)

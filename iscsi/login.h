@@ -19,6 +19,13 @@ struct tcmx_iscsi_login {
 	struct tcmx_iscsi_chap	chap;
 	u32			login_timeout;
 	u8			stage;		/* CSG of the last PDU */
+	u16			tsih_req;	/* the first PDU's TSIH */
+	bool			tsih_checked;	/* after authentication */
+	/* a key list continued over PDUs (C=1): gathered here */
+	u8			cont_csg;
+	itt_t			cont_itt;
+	u32			req_len;
+	char			req[TCMX_ISCSI_LOGIN_MAX];
 	u32			rsp_len;
 	char			rsp[TCMX_ISCSI_LOGIN_MAX];
 	/* the TPG's param/ when the TPG was chosen, and what was seen */

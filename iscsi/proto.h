@@ -205,6 +205,7 @@ struct tcmx_iscsi_sess {
 	itt_t				tmf_itt;
 	u64				tmf_lun;
 	unsigned int			tmf_wait;	/* commands in core */
+	__be16				cid;	/* its connection's */
 };
 
 /* add @n to a counter of @sess, from its io work */

@@ -172,6 +172,9 @@ int tcmx_iscsi_text_pdu(struct tcmx_iscsi_conn *conn)
 		return text_send(conn, req->itt);
 	}
 	if (req->flags & ISCSI_FLAG_TEXT_CONTINUE || text_build(conn)) {
+		/* nothing of a refused request is sent on a later TTT */
+		conn->text_len = 0;
+		conn->text_off = 0;
 		pr_warn_ratelimited("%pISpc: Text request refused\n",
 				    &conn->peer);
 		tcmx_iscsi_reject(conn, ISCSI_REASON_PROTOCOL_ERROR);

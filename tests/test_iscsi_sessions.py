@@ -7,6 +7,11 @@ a logout leaves no session on either side; a connection cut under I/O
 (ss -K) is logged in again with the same ISID, the target reinstates the
 session, and no data is lost.
 
+Through a raw socket (tcmxlib.iscsi_pdu): a login key list continued over
+PDUs (C=1), and logins with a non-zero TSIH (a second connection to a
+session, connection reinstatement, an unknown TSIH), answered as in-tree
+at MaxConnections=1.
+
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
 import os
@@ -14,7 +19,7 @@ import os
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, fio, iscsi, run
+from tcmxlib import MiB, fio, iscsi, iscsi_pdu, run
 
 WHY = iscsi.missing()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=str(WHY))
@@ -177,3 +182,135 @@ def test_killed_connection_is_reinstated(tgt, sess, dmesg):
     assert after["isid"] == before["isid"], (before, after)
     assert iscsi.sessions()[0]["sid"] == sess["s"]["sid"]
     assert tcmxlib.sha(dev, 0, 8 * MiB) == want
+
+
+# ------------------------------------------------------------ raw logins
+# status class << 8 | detail of a refused Login Response
+LOGIN_INIT_ERR, LOGIN_ISID_ERROR, LOGIN_NO_SESSION = 0x0200, 0x0206, 0x020a
+
+
+def raw_session(tgt, isid=iscsi_pdu.ISID, cid=0):
+    """INI_A logged in to TPG 1 over a raw socket, TEST UNIT READY
+    GOOD: the Conn (its .tsih the target's)."""
+    c = iscsi_pdu.Conn(iscsi.ADDR1, iscsi.PORT)
+    c.isid, c.cid = isid, cid
+    try:
+        c.login(iscsi.INI_A, tgt["iqn"])
+        assert c.tsih, "no TSIH in the last Login Response"
+        assert c.tur() == 0
+    except BaseException:
+        c.close()
+        raise
+    return c
+
+
+def refused_with(c, status, **kw):
+    """c's login as INI_A is refused with status."""
+    with pytest.raises(iscsi_pdu.LoginError) as e:
+        c.login(iscsi.INI_A, **kw)
+    assert e.value.status == status, "0x%04x" % e.value.status
+
+
+@pytest.mark.tcmx_only
+def test_login_keys_continued_over_pdus(tgt):
+    """Each stage's key list split over Login Requests with C=1, in the
+    middle of a key and of a value: every continued PDU is answered with
+    an empty Login Response (C=0, T=0, status 0), the last one with the
+    whole list negotiated. (The in-tree reads each PDU's keys alone.)"""
+    iqn = tgt["iqn"]
+    sec = iscsi_pdu.kv([("InitiatorName", iscsi.INI_A), ("TargetName", iqn),
+                        ("SessionType", "Normal"), ("AuthMethod", "None")])
+    ops = iscsi_pdu.kv(iscsi_pdu.OP_KEYS)
+    cut = ops.index(b"MaxRecvDataSegmentLength=") + 27   # "65|536"
+    with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+        for csg, nsg, parts in ((0, 1, (sec[:9], sec[9:40], sec[40:])),
+                                (1, 3, (ops[:cut], ops[cut:]))):
+            for part in parts[:-1]:
+                p = c.login_step(part, csg, nsg, transit=False, cont=True)
+                assert not p.data and not p.flags & 0xc0, p
+                assert (p.flags >> 2) & 3 == csg, p
+            p = c.login_step(parts[-1], csg, nsg)
+            assert p.flags & iscsi_pdu.LOGIN_T and p.flags & 3 == nsg, p
+        assert c.keys["AuthMethod"] == "None", c.keys
+        assert c.keys["TargetPortalGroupTag"] == "1", c.keys
+        # keys from both sides of the cut were answered
+        for k in ("HeaderDigest", "ImmediateData", "OFMarker"):
+            assert k in c.keys, (k, c.keys)
+        c.max_xmit = int(c.keys.get("MaxRecvDataSegmentLength", "8192"))
+        assert c.tur() == 0
+        # a READ of 64 KiB: Data-In up to the 65536 declared across the cut
+        st, data, _ = c.scsi(bytes([0x28, 0, 0, 0, 0, 0, 0, 0, 128, 0]),
+                             read_len=65536)
+        assert st == 0 and len(data) == 65536
+
+
+@pytest.mark.tcmx_only
+def test_login_continued_past_8k_closes(tgt):
+    """A continued key list may grow to 8192 bytes (the in-tree's login
+    buffer); past it the connection ends without an answer."""
+    first = iscsi_pdu.kv([("InitiatorName", iscsi.INI_A),
+                          ("TargetName", tgt["iqn"])])
+    pad = b"X-com.example.pad=" + b"y" * 1000 + b"\0"
+    with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+        sent = 0
+        for part in [first] + [pad] * 7:
+            p = c.login_step(part, 0, 1, transit=False, cont=True)
+            assert not p.data, p
+            sent += len(part)
+        assert sent + len(pad) > 8192
+        assert c.login_pdu(pad, 0, 1, transit=False, cont=True) is None
+    raw_session(tgt).close()
+
+
+def test_login_continue_with_transit_refused(tgt):
+    """C=1 with T=1 is a protocol error: 0x0200."""
+    text = iscsi_pdu.kv([("InitiatorName", iscsi.INI_A),
+                         ("TargetName", tgt["iqn"]), ("AuthMethod", "None")])
+    with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+        p = c.login_pdu(text, 0, 1, transit=True, cont=True)
+        assert p is not None and p.op == iscsi_pdu.OP_LOGIN_RSP, p
+        assert p.bhs[36] << 8 | p.bhs[37] == LOGIN_INIT_ERR, p.bhs.hex()
+
+
+def test_login_unknown_tsih_refused(tgt):
+    """A TSIH that names no session: 0x020a, session does not exist."""
+    with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+        refused_with(c, LOGIN_NO_SESSION, target=tgt["iqn"], tsih=0x4242)
+    with raw_session(tgt) as lead:
+        # the TSIH of a live session, but another ISID
+        with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+            c.isid = bytes.fromhex("800000000042")
+            refused_with(c, LOGIN_NO_SESSION, target=tgt["iqn"],
+                         tsih=lead.tsih)
+        assert lead.tur() == 0
+
+
+def test_second_connection_beyond_maxconnections(tgt):
+    """A new CID with the TSIH and ISID of a live session would be its
+    second connection: 0x0206 once authenticated, and the session goes
+    on."""
+    with raw_session(tgt) as lead:
+        with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+            c.isid, c.cid = lead.isid, 1
+            refused_with(c, LOGIN_ISID_ERROR, target=tgt["iqn"],
+                         tsih=lead.tsih)
+        assert lead.tur() == 0
+        assert iscsi.session_info(tgt["acl"])["sid"] is not None
+
+
+@pytest.mark.tcmx_only
+def test_connection_reinstatement_ends_the_session(tgt):
+    """The CID of the session's own connection with its TSIH and ISID:
+    that connection is closed (connection reinstatement, which at
+    ErrorRecoveryLevel 0 ends the session), the login refused with
+    0x0206; a new session (TSIH 0) logs in. (The in-tree answers the
+    same when its MaxConnections check runs before the old connection's
+    teardown drops the count, which it races with: not run on it.)"""
+    with raw_session(tgt) as lead:
+        with iscsi_pdu.Conn(iscsi.ADDR1) as c:
+            c.isid, c.cid = lead.isid, lead.cid
+            refused_with(c, LOGIN_ISID_ERROR, target=tgt["iqn"],
+                         tsih=lead.tsih)
+        assert lead.settle(timeout=15) == "closed"
+    with raw_session(tgt) as again:
+        assert again.tur() == 0

@@ -36,6 +36,9 @@ fuzz        the SG_IO CDB fuzzer (tools/fuzz-sgio, tests/test_fuzz_sgio.py)
 iscsi       iSCSI on 127.0.0.0/8: the target in configfs, an open-iscsi
             initiator with its own iscsid, libiscsi over iSCSI
             (tests/test_iscsi_*.py, tools/conformance --iscsi)
+iscsi_pdu   a raw iSCSI initiator over one TCP socket (hand-made PDUs)
+iscsi_fuzz  the raw-socket PDU fuzzer (tools/fuzz-iscsi,
+            tests/test_iscsi_fuzz.py)
 
 `python3 -m tcmxlib clean` (in tools/) empties configfs if tcmx owns it
 and unloads tcmx (make unload), `... clean-intree` does the same for the
