@@ -169,7 +169,7 @@ void tcmx_iscsi_login_free(struct tcmx_iscsi_conn *conn)
 		return;
 	if (login->sess)
 		tcmx_iscsi_sess_free(login->sess);
-	kfree(login);
+	kvfree(login);	/* kvzalloc: some 22 KiB */
 	conn->login = NULL;
 }
 

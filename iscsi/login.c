@@ -487,7 +487,7 @@ static int login_start(struct tcmx_iscsi_conn *conn)
 	struct iscsi_login_req *req = (void *)conn->rx_hdr;
 	struct tcmx_iscsi_login *login;
 
-	login = kzalloc(sizeof(*login), GFP_KERNEL);
+	login = kvzalloc(sizeof(*login), GFP_KERNEL);
 	if (!login)
 		return -ENOMEM;
 	conn->login = login;
