@@ -21,7 +21,8 @@
  * scan, tcmx_nexus_unmapping(), sees that), then ->pre_unmap() lets the
  * fabric drain it while commands still reach it, then it is unpublished.
  * A LUN being unlinked leaves every map before it leaves the TPG, so the
- * grace period its drain waits for covers commands that found it in a map.
+ * grace period its drain waits for covers commands that found it in a map;
+ * its ->pre_unmap() calls run without tcmx_cfs_mutex (tcmx_lun_unmap()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -69,24 +70,35 @@ static int tcmx_map_set(struct tcmx_nexus *n, u64 id, void *entry)
 	return ret;
 }
 
+/* ->pre_unmap() may look for the entry's devices from here on */
+static void tcmx_map_going(struct tcmx_nexus *n, u64 id)
+{
+	xa_set_mark(&n->luns, id, TCMX_MAP_GOING);
+	smp_mb();	/* mark before ->pre_unmap() looks for devices */
+}
+
 /*
  * Commands may reach the entry until it is unpublished here; the grace
  * period of the LUN's drain (or of tcmx_nexus_unregister()) outlasts
  * those that found it.
  */
-static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
+static void tcmx_map_gone(struct tcmx_nexus *n, u64 id)
 {
-	const struct tcmx_fabric_ops *ops = n->tpg->ops;
-
-	xa_set_mark(&n->luns, id, TCMX_MAP_GOING);
-	smp_mb();	/* mark before ->pre_unmap() looks for devices */
-	if (ops->pre_unmap)
-		ops->pre_unmap(n, id);
 	if (id < TCMX_LUN_MAP)
 		RCU_INIT_POINTER(n->lun_map[id], NULL);
 	xa_erase(&n->luns, id);
 	/* its I_T_L nexus's state, once no new command finds the entry */
 	tcmx_itl_del(n, id);
+}
+
+static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
+{
+	const struct tcmx_fabric_ops *ops = n->tpg->ops;
+
+	tcmx_map_going(n, id);
+	if (ops->pre_unmap)
+		ops->pre_unmap(n, id);
+	tcmx_map_gone(n, id);
 }
 
 static bool tcmx_map_add(struct tcmx_nexus *n, u64 id)
@@ -123,6 +135,9 @@ static bool tcmx_nexus_sync(struct tcmx_nexus *n, bool leaving)
 	bool changed = false;
 
 	xa_for_each(&n->luns, id, cur) {
+		/* a LUN's unlinking drops it (tcmx_lun_unmap()) */
+		if (xa_get_mark(&n->luns, id, TCMX_MAP_GOING))
+			continue;
 		want = leaving ? NULL : tcmx_nexus_want(n, id);
 		if (want == cur)
 			continue;
@@ -151,6 +166,60 @@ void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg)
 	lockdep_assert_held(&tcmx_cfs_mutex);
 	list_for_each_entry(n, &tpg->nexuses, node)
 		tcmx_nexus_sync(n, false);
+}
+
+/* An entry of @lun that tcmx_lun_unmap() marked going, in a map of @tpg. */
+static struct tcmx_nexus *tcmx_lun_next_going(struct tcmx_tpg *tpg,
+					      struct tcmx_lun *lun,
+					      unsigned long *idp)
+{
+	struct tcmx_nexus *n;
+	unsigned long id;
+	void *cur;
+
+	list_for_each_entry(n, &tpg->nexuses, node)
+		xa_for_each_marked(&n->luns, id, cur, TCMX_MAP_GOING)
+			if (tcmx_map_lun(cur) == lun) {
+				*idp = id;
+				return n;
+			}
+	return NULL;
+}
+
+/*
+ * Take @lun, marked unlinking, out of every map of its TPG.  All its
+ * entries are marked going at once, so that no other change of the maps
+ * touches them (tcmx_nexus_sync() leaves them alone); then each entry's
+ * ->pre_unmap() runs without tcmx_cfs_mutex, since a fabric waits there
+ * for the commands the LUN still has, and the entry goes under the mutex
+ * again.  A nexus that unregisters meanwhile waits for its entries
+ * (n->unmapping).  Called with tcmx_cfs_mutex held and returns with it
+ * held; drops it in between.
+ */
+void tcmx_lun_unmap(struct tcmx_lun *lun)
+{
+	const struct tcmx_fabric_ops *ops = lun->tpg->ops;
+	struct tcmx_nexus *n;
+	unsigned long id;
+	void *cur;
+
+	lockdep_assert_held(&tcmx_cfs_mutex);
+	list_for_each_entry(n, &lun->tpg->nexuses, node)
+		xa_for_each(&n->luns, id, cur)
+			if (tcmx_map_lun(cur) == lun) {
+				tcmx_map_going(n, id);
+				n->unmapping++;
+			}
+	while ((n = tcmx_lun_next_going(lun->tpg, lun, &id))) {
+		mutex_unlock(&tcmx_cfs_mutex);
+		if (ops->pre_unmap)
+			ops->pre_unmap(n, id);
+		mutex_lock(&tcmx_cfs_mutex);
+		tcmx_map_gone(n, id);
+		WRITE_ONCE(n->unmapping, n->unmapping - 1);
+		if (!n->unmapping)
+			wake_up_var(&n->unmapping);
+	}
 }
 
 /*
@@ -202,6 +271,7 @@ int tcmx_nexus_register_port(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
 	xa_init(&n->luns);
 	xa_init(&n->itls);
 	atomic_set(&n->deferred, 0);
+	n->unmapping = 0;
 	mutex_lock(&tcmx_cfs_mutex);
 	n->tpg = tpg;
 	n->acl = tcmx_acl_find(tpg, n->name);
@@ -241,6 +311,13 @@ int tcmx_nexus_unregister(struct tcmx_nexus *n)
 	}
 	/* each entry's I_T_L nexus ends: SPC-2 reservations with it */
 	tcmx_nexus_sync(n, true);
+	/* those a LUN's unlinking drops: it ends them (tcmx_lun_unmap()) */
+	while (n->unmapping) {
+		mutex_unlock(&tcmx_cfs_mutex);
+		wait_var_event(&n->unmapping, !READ_ONCE(n->unmapping));
+		mutex_lock(&tcmx_cfs_mutex);
+		tcmx_nexus_sync(n, true);
+	}
 	list_del_init(&n->node);
 	n->acl = NULL;
 	if (tpg->ops->nexus_per_tpg)

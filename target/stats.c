@@ -109,7 +109,7 @@ static int tcmx_lun_view(struct config_item *table, struct tcmx_stat_view *v)
 
 	memset(v, 0, sizeof(*v));
 	v->lun = lun;
-	/* linking and unlinking hold it: lun->dev and lun->stats are stable */
+	/* lun->dev and lun->stats change only under it (lun.c) */
 	mutex_lock(&tcmx_cfs_mutex);
 	dev = lun->dev;
 	if (dev) {

@@ -314,6 +314,11 @@ struct tcmx_nexus {
 	 * keys on name and port id.  Fixed while registered.
 	 */
 	char				port_id[TCMX_PORT_ID_LEN];
+	/*
+	 * core, under tcmx_cfs_mutex: entries a LUN's unlinking marked going
+	 * and has yet to take out of the map (acl.c, tcmx_lun_unmap())
+	 */
+	unsigned int			unmapping;
 };
 
 static inline struct tcmx_lun *tcmx_map_lun(void *entry)

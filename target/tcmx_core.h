@@ -302,6 +302,11 @@ void tcmx_lun_init_types(struct tcmx_fabric *tf);
 void tcmx_acl_init_types(struct tcmx_fabric *tf);
 void tcmx_acl_tpg_init(struct tcmx_tpg *tpg);
 void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg);
+/*
+ * acl.c: @lun, marked unlinking, out of every nexus map of its TPG;
+ * tcmx_cfs_mutex held, dropped around each ->pre_unmap()
+ */
+void tcmx_lun_unmap(struct tcmx_lun *lun);
 
 
 /*
