@@ -61,12 +61,26 @@ static void *tcmx_nexus_want(struct tcmx_nexus *n, u64 id)
 	return (void *)((unsigned long)lun | wp);
 }
 
+/* The counters of the ACL's lun_<@id> that @n's entry @id maps, if any. */
+static struct tcmx_stats __percpu *tcmx_map_stats(struct tcmx_nexus *n,
+						  u64 id)
+{
+	struct tcmx_mapped_lun *m;
+
+	if (!n->acl)
+		return NULL;
+	m = xa_load(&n->acl->mapped, id);
+	return m ? m->stats.counters : NULL;
+}
+
 static int tcmx_map_set(struct tcmx_nexus *n, u64 id, void *entry)
 {
 	int ret = xa_err(xa_store(&n->luns, id, entry, GFP_KERNEL));
 
-	if (!ret && id < TCMX_LUN_MAP)
+	if (!ret && id < TCMX_LUN_MAP) {
+		WRITE_ONCE(n->map_stats[id], tcmx_map_stats(n, id));
 		rcu_assign_pointer(n->lun_map[id], (struct tcmx_lun *)entry);
+	}
 	return ret;
 }
 
@@ -84,8 +98,10 @@ static void tcmx_map_going(struct tcmx_nexus *n, u64 id)
  */
 static void tcmx_map_gone(struct tcmx_nexus *n, u64 id)
 {
-	if (id < TCMX_LUN_MAP)
+	if (id < TCMX_LUN_MAP) {
 		RCU_INIT_POINTER(n->lun_map[id], NULL);
+		WRITE_ONCE(n->map_stats[id], NULL);
+	}
 	xa_erase(&n->luns, id);
 	/* its I_T_L nexus's state, once no new command finds the entry */
 	tcmx_itl_del(n, id);
@@ -135,14 +151,20 @@ static bool tcmx_nexus_sync(struct tcmx_nexus *n, bool leaving)
 	bool changed = false;
 
 	xa_for_each(&n->luns, id, cur) {
-		/* a LUN's unlinking drops it (tcmx_lun_unmap()) */
-		if (xa_get_mark(&n->luns, id, TCMX_MAP_GOING))
+		/*
+		 * A LUN's unlinking drops it (tcmx_lun_unmap()); its counters
+		 * follow the ACL, whose mapping may be going sooner.
+		 */
+		if (xa_get_mark(&n->luns, id, TCMX_MAP_GOING)) {
+			if (id < TCMX_LUN_MAP)
+				WRITE_ONCE(n->map_stats[id],
+					   tcmx_map_stats(n, id));
 			continue;
+		}
 		want = leaving ? NULL : tcmx_nexus_want(n, id);
-		if (want == cur)
-			continue;
+		/* in place, the counters too: n->acl may have changed */
 		if (want && tcmx_map_lun(want) == tcmx_map_lun(cur)) {
-			WARN_ON(tcmx_map_set(n, id, want));	/* in place */
+			WARN_ON(tcmx_map_set(n, id, want));
 			continue;
 		}
 		tcmx_map_drop(n, id);
@@ -242,6 +264,9 @@ static void tcmx_acl_sync_maps(struct tcmx_tpg *tpg)
 			tcmx_ua_itl(itl, TCMX_SENSE_UA_LUNS_CHANGED);
 	}
 }
+
+/* the last ACL's index: in-tree's scsiAuthIntrIndex counts from 1 too */
+static atomic_t tcmx_acl_index = ATOMIC_INIT(0);
 
 static struct tcmx_acl *tcmx_acl_find(struct tcmx_tpg *tpg, const char *name)
 {
@@ -370,6 +395,8 @@ static int tcmx_mapped_allow_link(struct config_item *item,
 		       config_item_name(item));
 		ret = -EEXIST;
 	} else {
+		/* a new mapping: its statistics start again, as in-tree */
+		tcmx_stats_mapped_restart(m);
 		m->lun = lun;
 		tcmx_acl_sync_maps(tpg);
 	}
@@ -388,9 +415,18 @@ static void tcmx_mapped_drop_link(struct config_item *item,
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 
+/*
+ * Its entries left every map (its symlink and then lun_<m> went, each
+ * bringing the maps in line); commands read its counters in their RCU
+ * section only.
+ */
 static void tcmx_mapped_release(struct config_item *item)
 {
-	kfree(to_mapped(item));
+	struct tcmx_mapped_lun *m = to_mapped(item);
+
+	synchronize_rcu();
+	free_percpu(m->stats.counters);
+	kfree(m);
 }
 
 static ssize_t tcmx_mapped_write_protect_show(struct config_item *item,
@@ -453,16 +489,20 @@ static struct config_group *tcmx_mapped_make(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	m->acl = acl;
 	m->id = id;
-	mutex_lock(&tcmx_cfs_mutex);
-	ret = xa_insert(&acl->mapped, id, m, GFP_KERNEL);
-	mutex_unlock(&tcmx_cfs_mutex);
+	config_group_init_type_name(&m->group, name, &tf->mapped_lun_type);
+	ret = tcmx_stats_mapped_init(m);
+	if (!ret) {
+		mutex_lock(&tcmx_cfs_mutex);
+		ret = xa_insert(&acl->mapped, id, m, GFP_KERNEL);
+		mutex_unlock(&tcmx_cfs_mutex);
+	}
 	if (ret) {
 		pr_err("%s/%s: cannot add the mapping: %d\n",
 		       tcmx_acl_name(acl), name, ret);
+		free_percpu(m->stats.counters);
 		kfree(m);
 		return ERR_PTR(ret);
 	}
-	config_group_init_type_name(&m->group, name, &tf->mapped_lun_type);
 	return &m->group;
 }
 
@@ -535,6 +575,7 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 	if (!acl)
 		return ERR_PTR(-ENOMEM);
 	acl->tpg = tpg;
+	acl->index = atomic_inc_return(&tcmx_acl_index);
 	if (priv)
 		acl->fabric_priv = (char *)acl +
 				   ALIGN(sizeof(*acl), ARCH_KMALLOC_MINALIGN);
