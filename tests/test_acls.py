@@ -327,7 +327,7 @@ def test_acl_mapped_lun_statistics(stack):
         assert err_of(os.mkdir, st + "/x") == errno.ENOSYS
         assert err_of(os.mkdir, st + "/scsi_auth_intr/x") == errno.EPERM
 
-        rescan_target(tpg, "0")
+        rescan_target(tpg)    # LUN 0: tcm_loop scans no other
         sg = sgdev(tpg, 0)
         tur(sg)
         indx = rd(so + "/statistics/scsi_dev/indx")
