@@ -264,10 +264,11 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
     keeps it from draining, the rest of configfs goes on: a device is made,
     a LUN made and linked on another target, a LUN file of that target
     read, a LUN directory made beside the draining one, all within seconds;
-    meanwhile a second unlink of the link finds nothing (ENOENT), and the
-    rmdir of the LUN's TPG and of its device are refused (ENOTEMPTY,
-    EBUSY).  The unlink returns once the held write completed (GOOD); then
-    everything is removed and the modules unload (the guard)."""
+    meanwhile the rmdir of the LUN's TPG and of its device are refused
+    (ENOTEMPTY, EBUSY), and a second unlink of the link (which the VFS
+    holds back while the first runs) finds nothing (ENOENT).  The unlink
+    returns once the held write completed (GOOD); then everything is
+    removed and the modules unload (the guard)."""
     tpg = mk_target()
     so = mk_rd("held", 16 * MiB)
     lun = link_lun(tpg, 0, so)
@@ -294,7 +295,11 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
         os.unlink(lun + "/" + alias)
         done["unlink"] = time.monotonic()
 
-    threads = [threading.Thread(target=write), threading.Thread(target=unlink)]
+    def unlink_again():
+        done["again"] = err_of(os.unlink, lun + "/" + alias)
+
+    threads = [threading.Thread(target=f)
+               for f in (write, unlink, unlink_again)]
     wr(HOLD + "hold_ms", "20000")
     wr(HOLD + "hold_every", "1")
     try:
@@ -309,9 +314,10 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
         seen["alua"] = rd(other0 + "/alua_tg_pt_gp")
         os.mkdir(tpg + "/lun/lun_1")
         seen["took"] = time.monotonic() - t0
-        seen["again"] = err_of(os.unlink, lun + "/" + alias)
         seen["rmdir_tpg"] = err_of(os.rmdir, tpg)
         seen["rmdir_dev"] = err_of(os.rmdir, so)
+        threads[2].start()
+        time.sleep(0.5)
         seen["pending"] = sorted(done)
     finally:
         wr(HOLD + "hold_every", "0")
@@ -323,8 +329,8 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
     assert seen["took"] < 5, "configfs waited %.1f s for the unlink" % \
         seen["took"]
     assert seen["alua"].startswith("TG Port Alias: default_tg_pt_gp\n")
-    assert (seen["again"], seen["rmdir_tpg"], seen["rmdir_dev"]) == \
-        (errno.ENOENT, errno.ENOTEMPTY, errno.EBUSY)
+    assert (seen["rmdir_tpg"], seen["rmdir_dev"], done.get("again")) == \
+        (errno.ENOTEMPTY, errno.EBUSY, errno.ENOENT)
     assert done["write"][1] == GOOD
     assert done["unlink"] >= done["write"][0] - 1, \
         "the unlink returned before the held write completed"
