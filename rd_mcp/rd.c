@@ -77,60 +77,53 @@ enum rd_xfer {
 	RD_TO_SG,	/* read: ramdisk -> initiator buffer */
 	RD_ZERO_SG,	/* read of a hole */
 	RD_FROM_SG,	/* write: initiator buffer -> ramdisk */
+	RD_SKIP_SG,	/* a resumed write: past the bytes already written */
 };
 
-/* Move @len bytes at @buf; false if the scatterlist is shorter. */
+/*
+ * Move up to @n bytes at @buf to or from @sg at @off, within one page of
+ * the scatterlist; returns how many it moved.
+ */
+static size_t rd_sg_copy(struct scatterlist *sg, unsigned int off, void *buf,
+			 size_t n, enum rd_xfer dir)
+{
+	size_t at = sg->offset + off;
+	struct page *pg = nth_page(sg_page(sg), at >> PAGE_SHIFT);
+	void *va;
+
+	at = offset_in_page(at);
+	n = min_t(size_t, n, PAGE_SIZE - at);
+	va = kmap_local_page(pg);
+	if (dir == RD_FROM_SG)
+		memcpy(buf, va + at, n);
+	else if (dir == RD_TO_SG)
+		memcpy(va + at, buf, n);
+	else
+		memset(va + at, 0, n);
+	if (dir != RD_FROM_SG)
+		flush_dcache_page(pg);
+	kunmap_local(va);
+	return n;
+}
+
+/*
+ * Walk @len bytes of the scatterlist from @pos, moving them to or from
+ * @buf (NULL for RD_ZERO_SG and RD_SKIP_SG); false if it is shorter.
+ */
 static bool rd_sg_xfer(struct rd_sg_pos *pos, void *buf, size_t len,
 		       enum rd_xfer dir)
 {
 	while (len) {
 		struct scatterlist *sg = pos->sg;
-		size_t at, n;
-		struct page *pg;
-		void *va;
+		size_t n;
 
 		if (unlikely(!sg))
 			return false;
-		at = sg->offset + pos->off;
-		pg = nth_page(sg_page(sg), at >> PAGE_SHIFT);
-		at = offset_in_page(at);
-		n = min3(len, (size_t)(sg->length - pos->off), PAGE_SIZE - at);
-
-		va = kmap_local_page(pg);
-		if (dir == RD_FROM_SG) {
-			memcpy(buf, va + at, n);
-			buf += n;
-		} else {
-			if (dir == RD_TO_SG) {
-				memcpy(va + at, buf, n);
-				buf += n;
-			} else {
-				memset(va + at, 0, n);
-			}
-			flush_dcache_page(pg);
-		}
-		kunmap_local(va);
-
-		len -= n;
-		pos->off += n;
-		if (pos->off >= sg->length) {
-			pos->sg = sg_next(sg);
-			pos->off = 0;
-		}
-	}
-	return true;
-}
-
-/* Skip @len bytes of the scatterlist; false if it is shorter. */
-static bool rd_sg_skip(struct rd_sg_pos *pos, size_t len)
-{
-	while (len) {
-		struct scatterlist *sg = pos->sg;
-		size_t n;
-
-		if (!sg)
-			return false;
 		n = min_t(size_t, len, sg->length - pos->off);
+		if (dir != RD_SKIP_SG)
+			n = rd_sg_copy(sg, pos->off, buf, n, dir);
+		if (buf)
+			buf += n;
 		len -= n;
 		pos->off += n;
 		if (pos->off >= sg->length) {
@@ -349,7 +342,7 @@ static enum tcmx_status rd_write(struct rd_dev *rd, struct tcmx_cmd *cmd,
 	u64 len = cmd->xfer_len - done;
 	enum tcmx_status status;
 
-	if (unlikely(done) && !rd_sg_skip(&pos, done))
+	if (unlikely(done) && !rd_sg_xfer(&pos, NULL, done, RD_SKIP_SG))
 		return rd_short_sgl(rd, cmd);
 
 	while (len) {

@@ -21,7 +21,8 @@
  * scan, tcmx_nexus_unmapping(), sees that), then ->pre_unmap() lets the
  * fabric drain it while commands still reach it, then it is unpublished.
  * A LUN being unlinked leaves every map before it leaves the TPG, so the
- * grace period its drain waits for covers commands that found it in a map.
+ * grace period its drain waits for covers commands that found it in a map;
+ * its ->pre_unmap() calls run without tcmx_cfs_mutex (tcmx_lun_unmap()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,13 +61,34 @@ static void *tcmx_nexus_want(struct tcmx_nexus *n, u64 id)
 	return (void *)((unsigned long)lun | wp);
 }
 
+/* The counters of the ACL's lun_<@id> that @n's entry @id maps, if any. */
+static struct tcmx_stats __percpu *tcmx_map_stats(struct tcmx_nexus *n,
+						  u64 id)
+{
+	struct tcmx_mapped_lun *m;
+
+	if (!n->acl)
+		return NULL;
+	m = xa_load(&n->acl->mapped, id);
+	return m ? m->stats.counters : NULL;
+}
+
 static int tcmx_map_set(struct tcmx_nexus *n, u64 id, void *entry)
 {
 	int ret = xa_err(xa_store(&n->luns, id, entry, GFP_KERNEL));
 
-	if (!ret && id < TCMX_LUN_MAP)
+	if (!ret && id < TCMX_LUN_MAP) {
+		WRITE_ONCE(n->map_stats[id], tcmx_map_stats(n, id));
 		rcu_assign_pointer(n->lun_map[id], (struct tcmx_lun *)entry);
+	}
 	return ret;
+}
+
+/* ->pre_unmap() may look for the entry's devices from here on */
+static void tcmx_map_going(struct tcmx_nexus *n, u64 id)
+{
+	xa_set_mark(&n->luns, id, TCMX_MAP_GOING);
+	smp_mb();	/* mark before ->pre_unmap() looks for devices */
 }
 
 /*
@@ -74,19 +96,25 @@ static int tcmx_map_set(struct tcmx_nexus *n, u64 id, void *entry)
  * period of the LUN's drain (or of tcmx_nexus_unregister()) outlasts
  * those that found it.
  */
+static void tcmx_map_gone(struct tcmx_nexus *n, u64 id)
+{
+	if (id < TCMX_LUN_MAP) {
+		RCU_INIT_POINTER(n->lun_map[id], NULL);
+		WRITE_ONCE(n->map_stats[id], NULL);
+	}
+	xa_erase(&n->luns, id);
+	/* its I_T_L nexus's state, once no new command finds the entry */
+	tcmx_itl_del(n, id);
+}
+
 static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
 {
 	const struct tcmx_fabric_ops *ops = n->tpg->ops;
 
-	xa_set_mark(&n->luns, id, TCMX_MAP_GOING);
-	smp_mb();	/* mark before ->pre_unmap() looks for devices */
+	tcmx_map_going(n, id);
 	if (ops->pre_unmap)
 		ops->pre_unmap(n, id);
-	if (id < TCMX_LUN_MAP)
-		RCU_INIT_POINTER(n->lun_map[id], NULL);
-	xa_erase(&n->luns, id);
-	/* its I_T_L nexus's state, once no new command finds the entry */
-	tcmx_itl_del(n, id);
+	tcmx_map_gone(n, id);
 }
 
 static bool tcmx_map_add(struct tcmx_nexus *n, u64 id)
@@ -123,11 +151,20 @@ static bool tcmx_nexus_sync(struct tcmx_nexus *n, bool leaving)
 	bool changed = false;
 
 	xa_for_each(&n->luns, id, cur) {
-		want = leaving ? NULL : tcmx_nexus_want(n, id);
-		if (want == cur)
+		/*
+		 * A LUN's unlinking drops it (tcmx_lun_unmap()); its counters
+		 * follow the ACL, whose mapping may be going sooner.
+		 */
+		if (xa_get_mark(&n->luns, id, TCMX_MAP_GOING)) {
+			if (id < TCMX_LUN_MAP)
+				WRITE_ONCE(n->map_stats[id],
+					   tcmx_map_stats(n, id));
 			continue;
+		}
+		want = leaving ? NULL : tcmx_nexus_want(n, id);
+		/* in place, the counters too: n->acl may have changed */
 		if (want && tcmx_map_lun(want) == tcmx_map_lun(cur)) {
-			WARN_ON(tcmx_map_set(n, id, want));	/* in place */
+			WARN_ON(tcmx_map_set(n, id, want));
 			continue;
 		}
 		tcmx_map_drop(n, id);
@@ -153,6 +190,60 @@ void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg)
 		tcmx_nexus_sync(n, false);
 }
 
+/* An entry of @lun that tcmx_lun_unmap() marked going, in a map of @tpg. */
+static struct tcmx_nexus *tcmx_lun_next_going(struct tcmx_tpg *tpg,
+					      struct tcmx_lun *lun,
+					      unsigned long *idp)
+{
+	struct tcmx_nexus *n;
+	unsigned long id;
+	void *cur;
+
+	list_for_each_entry(n, &tpg->nexuses, node)
+		xa_for_each_marked(&n->luns, id, cur, TCMX_MAP_GOING)
+			if (tcmx_map_lun(cur) == lun) {
+				*idp = id;
+				return n;
+			}
+	return NULL;
+}
+
+/*
+ * Take @lun, marked unlinking, out of every map of its TPG.  All its
+ * entries are marked going at once, so that no other change of the maps
+ * touches them (tcmx_nexus_sync() leaves them alone); then each entry's
+ * ->pre_unmap() runs without tcmx_cfs_mutex, since a fabric waits there
+ * for the commands the LUN still has, and the entry goes under the mutex
+ * again.  A nexus that unregisters meanwhile waits for its entries
+ * (n->unmapping).  Called with tcmx_cfs_mutex held and returns with it
+ * held; drops it in between.
+ */
+void tcmx_lun_unmap(struct tcmx_lun *lun)
+{
+	const struct tcmx_fabric_ops *ops = lun->tpg->ops;
+	struct tcmx_nexus *n;
+	unsigned long id;
+	void *cur;
+
+	lockdep_assert_held(&tcmx_cfs_mutex);
+	list_for_each_entry(n, &lun->tpg->nexuses, node)
+		xa_for_each(&n->luns, id, cur)
+			if (tcmx_map_lun(cur) == lun) {
+				tcmx_map_going(n, id);
+				n->unmapping++;
+			}
+	while ((n = tcmx_lun_next_going(lun->tpg, lun, &id))) {
+		mutex_unlock(&tcmx_cfs_mutex);
+		if (ops->pre_unmap)
+			ops->pre_unmap(n, id);
+		mutex_lock(&tcmx_cfs_mutex);
+		tcmx_map_gone(n, id);
+		WRITE_ONCE(n->unmapping, n->unmapping - 1);
+		if (!n->unmapping)
+			wake_up_var(&n->unmapping);
+	}
+}
+
 /*
  * After a change of ACLs or mappings: each nexus whose LUNs came or went
  * gets REPORTED LUNS DATA HAS CHANGED on those it reaches now, and no
@@ -173,6 +264,9 @@ static void tcmx_acl_sync_maps(struct tcmx_tpg *tpg)
 			tcmx_ua_itl(itl, TCMX_SENSE_UA_LUNS_CHANGED);
 	}
 }
+
+/* the last ACL's index: in-tree's scsiAuthIntrIndex counts from 1 too */
+static atomic_t tcmx_acl_index = ATOMIC_INIT(0);
 
 static struct tcmx_acl *tcmx_acl_find(struct tcmx_tpg *tpg, const char *name)
 {
@@ -202,6 +296,7 @@ int tcmx_nexus_register_port(struct tcmx_tpg *tpg, struct tcmx_nexus *n,
 	xa_init(&n->luns);
 	xa_init(&n->itls);
 	atomic_set(&n->deferred, 0);
+	n->unmapping = 0;
 	mutex_lock(&tcmx_cfs_mutex);
 	n->tpg = tpg;
 	n->acl = tcmx_acl_find(tpg, n->name);
@@ -241,6 +336,13 @@ int tcmx_nexus_unregister(struct tcmx_nexus *n)
 	}
 	/* each entry's I_T_L nexus ends: SPC-2 reservations with it */
 	tcmx_nexus_sync(n, true);
+	/* those a LUN's unlinking drops: it ends them (tcmx_lun_unmap()) */
+	while (n->unmapping) {
+		mutex_unlock(&tcmx_cfs_mutex);
+		wait_var_event(&n->unmapping, !READ_ONCE(n->unmapping));
+		mutex_lock(&tcmx_cfs_mutex);
+		tcmx_nexus_sync(n, true);
+	}
 	list_del_init(&n->node);
 	n->acl = NULL;
 	if (tpg->ops->nexus_per_tpg)
@@ -293,6 +395,8 @@ static int tcmx_mapped_allow_link(struct config_item *item,
 		       config_item_name(item));
 		ret = -EEXIST;
 	} else {
+		/* a new mapping: its statistics start again, as in-tree */
+		tcmx_stats_mapped_restart(m);
 		m->lun = lun;
 		tcmx_acl_sync_maps(tpg);
 	}
@@ -311,9 +415,18 @@ static void tcmx_mapped_drop_link(struct config_item *item,
 	mutex_unlock(&tcmx_cfs_mutex);
 }
 
+/*
+ * Its entries left every map (its symlink and then lun_<m> went, each
+ * bringing the maps in line); commands read its counters in their RCU
+ * section only.
+ */
 static void tcmx_mapped_release(struct config_item *item)
 {
-	kfree(to_mapped(item));
+	struct tcmx_mapped_lun *m = to_mapped(item);
+
+	synchronize_rcu();
+	free_percpu(m->stats.counters);
+	kfree(m);
 }
 
 static ssize_t tcmx_mapped_write_protect_show(struct config_item *item,
@@ -376,16 +489,20 @@ static struct config_group *tcmx_mapped_make(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	m->acl = acl;
 	m->id = id;
-	mutex_lock(&tcmx_cfs_mutex);
-	ret = xa_insert(&acl->mapped, id, m, GFP_KERNEL);
-	mutex_unlock(&tcmx_cfs_mutex);
+	config_group_init_type_name(&m->group, name, &tf->mapped_lun_type);
+	ret = tcmx_stats_mapped_init(m);
+	if (!ret) {
+		mutex_lock(&tcmx_cfs_mutex);
+		ret = xa_insert(&acl->mapped, id, m, GFP_KERNEL);
+		mutex_unlock(&tcmx_cfs_mutex);
+	}
 	if (ret) {
 		pr_err("%s/%s: cannot add the mapping: %d\n",
 		       tcmx_acl_name(acl), name, ret);
+		free_percpu(m->stats.counters);
 		kfree(m);
 		return ERR_PTR(ret);
 	}
-	config_group_init_type_name(&m->group, name, &tf->mapped_lun_type);
 	return &m->group;
 }
 
@@ -458,6 +575,7 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 	if (!acl)
 		return ERR_PTR(-ENOMEM);
 	acl->tpg = tpg;
+	acl->index = atomic_inc_return(&tcmx_acl_index);
 	if (priv)
 		acl->fabric_priv = (char *)acl +
 				   ALIGN(sizeof(*acl), ARCH_KMALLOC_MINALIGN);

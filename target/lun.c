@@ -17,7 +17,8 @@
  * Unlinking undoes this in reverse: mark it unlinking and take it out of
  * every nexus map (->pre_unmap for each entry, commands still flowing),
  * unpublish (the other LUNs get REPORTED LUNS DATA HAS CHANGED),
- * percpu_ref_kill, wait until drained, unexport (its counters fold into
+ * percpu_ref_kill, wait until drained (both without tcmx_cfs_mutex, see
+ * tcmx_lun_drop_link()), unexport (its counters fold into
  * the device's retired totals in the same cd->lock section that takes it
  * off cd->luns, so the device's counters never go backwards; its pending
  * unit attentions go too), free the counters.  tpg->nr_linked counts a LUN
@@ -125,15 +126,24 @@ static void tcmx_lun_drain(struct tcmx_lun *lun)
 /* lun_<n>: link, unlink, release                                     */
 /* ------------------------------------------------------------------ */
 
-/* tcmx_cfs_mutex held: undo tcmx_lun_link_dev() for an unpublished LUN */
-static void tcmx_lun_link_undo(struct tcmx_lun *lun, struct tcmx_dev *dev)
+/*
+ * tcmx_cfs_mutex held: the rest of undoing tcmx_lun_link_dev(), once the
+ * LUN is unpublished and drained
+ */
+static void tcmx_lun_release_dev(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	tcmx_lun_drain(lun);
 	lun->dev = NULL;
 	tcmx_lun_unexport(lun, dev);
 	percpu_ref_exit(&lun->ref);
 	free_percpu(lun->stats);
 	lun->stats = NULL;
+}
+
+/* tcmx_cfs_mutex held: undo tcmx_lun_link_dev() for an unpublished LUN */
+static void tcmx_lun_link_undo(struct tcmx_lun *lun, struct tcmx_dev *dev)
+{
+	tcmx_lun_drain(lun);
+	tcmx_lun_release_dev(lun, dev);
 }
 
 /* tcmx_cfs_mutex held: export @dev through @lun and publish the LUN */
@@ -210,6 +220,14 @@ static int tcmx_lun_allow_link(struct config_item *item,
 	return 0;
 }
 
+/*
+ * The drain happens without tcmx_cfs_mutex (and so do the fabric's
+ * ->pre_unmap() calls, tcmx_lun_unmap()): a command a backend holds for
+ * long must not stall the rest of configfs.  Meanwhile the LUN is marked
+ * unlinking, so no map takes it again, and configfs itself keeps it: its
+ * directory (and so the TPG's) cannot be removed nor linked again while
+ * the unlink of its link runs, nor the device while it is a link target.
+ */
 static void tcmx_lun_drop_link(struct config_item *item,
 			       struct config_item *target)
 {
@@ -225,10 +243,17 @@ static void tcmx_lun_drop_link(struct config_item *item,
 	 * the LUN while their fabric lets go of it (->pre_unmap()).
 	 */
 	WRITE_ONCE(lun->unlinking, true);
-	tcmx_tpg_sync_maps(tpg);
+	tcmx_lun_unmap(lun);
 	tcmx_lun_unpublish(lun);
 	tcmx_ua_tpg(tpg, lun, TCMX_SENSE_UA_LUNS_CHANGED);
-	tcmx_lun_link_undo(lun, dev);
+	/* a mapping made meanwhile may take its numbers now */
+	tcmx_tpg_sync_maps(tpg);
+	mutex_unlock(&tcmx_cfs_mutex);
+
+	tcmx_lun_drain(lun);
+
+	mutex_lock(&tcmx_cfs_mutex);
+	tcmx_lun_release_dev(lun, dev);
 	tpg->nr_linked--;
 	mutex_unlock(&tcmx_cfs_mutex);
 }

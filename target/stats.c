@@ -14,11 +14,22 @@
  *   <lun>/statistics/scsi_tgt_port/  inst dev indx name port_index in_cmds
  *                                    write_mbytes read_mbytes hs_in_cmds
  *   <lun>/statistics/scsi_transport/ inst device indx dev_name proto_id
+ *   <acl>/lun_<m>/statistics/scsi_auth_intr/  inst dev port indx
+ *                                    dev_or_port intr_name map_indx
+ *                                    att_count num_cmds read_mbytes
+ *                                    write_mbytes hs_num_cmds
+ *                                    creation_time row_status
+ *   <acl>/lun_<m>/statistics/scsi_att_intr_port/  inst dev port indx
+ *                                    port_auth_indx port_ident
  *
  * Each table is a list of {name, field} rows.  Every file reads a snapshot
- * (struct tcmx_stat_view) taken by one of two functions, as its table says:
- * tcmx_dev_view() under cd->lock, tcmx_lun_view() under tcmx_cfs_mutex,
- * which fails with -ENODEV while the LUN is not linked (as in-tree); one
+ * (struct tcmx_stat_view) taken by one of three functions, as its table
+ * says: tcmx_dev_view() under cd->lock, tcmx_lun_view() under
+ * tcmx_cfs_mutex, which fails with -ENODEV while the LUN is not linked (as
+ * in-tree), and tcmx_mapped_view() under tcmx_cfs_mutex, which fails with
+ * -ENODEV while the mapping reaches no linked LUN (in-tree: no se_dev_entry)
+ * or, for a session's fields, while no nexus of the initiator is
+ * registered; one
  * function, tcmx_stat_emit(), then shows the field of it in its format.
  * The snapshot holds copies only, so nothing is used after the locks are
  * dropped.
@@ -29,6 +40,13 @@
  * task set full, high-speed commands) read 0, as most do in-tree.
  * "inst" is the HBA's index (the N of <plugin>_<N>), "indx"/"dev" of a
  * device its index, unique among the devices that exist.
+ *
+ * A mapped LUN counts the commands that reach it through the mapping per
+ * CPU (m->stats.counters, by the fast path, transport.c), from the making of its
+ * symlink on, as in-tree; its "inst" is the fabric's instance index and
+ * its session's "indx" the fabric's session index (1 for a fabric that
+ * has none, as tcm_loop); "port" is the TPG's tag, "indx"/"port_auth_indx"
+ * the ACL's index, "att_count" 1 (in-tree: attached once per mapping).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +55,7 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/string_helpers.h>
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
 
@@ -53,6 +72,11 @@ struct tcmx_stat_view {
 	/* LUN tables only */
 	struct tcmx_lun		*lun;		/* lives as long as its files */
 	u16			rtpi;
+	/* mapped LUN tables only; the ACL lives as long as the files */
+	struct tcmx_acl		*acl;
+	u32			tag;
+	u32			sess_index;
+	char			isid[TCMX_PORT_ID_LEN];
 };
 
 void tcmx_stats_fold(struct tcmx_stats *total, struct tcmx_stats __percpu *pc)
@@ -109,7 +133,7 @@ static int tcmx_lun_view(struct config_item *table, struct tcmx_stat_view *v)
 
 	memset(v, 0, sizeof(*v));
 	v->lun = lun;
-	/* linking and unlinking hold it: lun->dev and lun->stats are stable */
+	/* lun->dev and lun->stats change only under it (lun.c) */
 	mutex_lock(&tcmx_cfs_mutex);
 	dev = lun->dev;
 	if (dev) {
@@ -123,10 +147,62 @@ static int tcmx_lun_view(struct config_item *table, struct tcmx_stat_view *v)
 	return dev ? 0 : -ENODEV;
 }
 
+/* The registered nexus of @acl's initiator, if any: tcmx_cfs_mutex held. */
+static struct tcmx_nexus *tcmx_acl_nexus(struct tcmx_acl *acl)
+{
+	struct tcmx_nexus *n;
+
+	list_for_each_entry(n, &acl->tpg->nexuses, node)
+		if (n->acl == acl)
+			return n;
+	return NULL;
+}
+
+/*
+ * @table is one of <acl>/lun_<m>/statistics/'s.  -ENODEV while the
+ * mapping reaches no linked LUN, or for the @session fields while no nexus
+ * of the initiator is registered.
+ */
+static int tcmx_mapped_view(struct config_item *table,
+			    struct tcmx_stat_view *v, bool session)
+{
+	struct tcmx_mapped_lun *m =
+		container_of(to_config_group(table->ci_parent),
+			     struct tcmx_mapped_lun, stats.group);
+	struct tcmx_tpg *tpg = m->acl->tpg;
+	const struct tcmx_fabric_ops *ops = tpg->ops;
+	struct tcmx_nexus *n;
+	struct tcmx_dev *dev;
+	int ret = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->acl = m->acl;
+	v->tag = tpg->tag;
+	mutex_lock(&tcmx_cfs_mutex);
+	n = tcmx_acl_nexus(m->acl);
+	dev = m->lun && !m->lun->unlinking ? m->lun->dev : NULL;
+	if (session && n) {
+		v->sess_index = ops->nexus_index ? ops->nexus_index(n) : 1;
+		/* iSCSI's port id is ",i,0x<ISID>" */
+		if (str_has_prefix(n->port_id, ",i,0x"))
+			string_lower(v->isid, n->port_id + 5);
+	} else if (!session && dev) {
+		v->inst = ops->tpg_inst_index ? ops->tpg_inst_index(tpg) : 1;
+		v->dev_index = tcmx_core(dev)->stats.index;
+		v->created = m->stats.created;
+		tcmx_stats_fold(&v->sum, m->stats.counters);
+	} else {
+		ret = -ENODEV;
+	}
+	mutex_unlock(&tcmx_cfs_mutex);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* the files: one field of a view each                                */
 /* ------------------------------------------------------------------ */
 
+/* in groups: tcmx_stat_emit() hands the last three on by their ranges */
 enum tcmx_stat_field {
 	TCMX_SF_ZERO,		/* counters tcmx does not keep */
 	TCMX_SF_ONE,
@@ -157,6 +233,13 @@ enum tcmx_stat_field {
 	TCMX_SF_TRANSPORT,
 	TCMX_SF_DEV_NAME,
 	TCMX_SF_PROTO_ID,
+	/* mapped LUN views only */
+	TCMX_SF_PORT,		/* the TPG's tag */
+	TCMX_SF_ACL_INDEX,
+	TCMX_SF_INTR_NAME,
+	TCMX_SF_ROW_STATUS,
+	TCMX_SF_SESS_INDEX,	/* needs a session */
+	TCMX_SF_PORT_IDENT,	/* needs a session */
 };
 
 /* SCSI protocol identifier: loopback WWNs are naa., shown as SAS */
@@ -221,6 +304,29 @@ static ssize_t tcmx_stat_emit_port(const struct tcmx_stat_view *v,
 	}
 }
 
+/* The mapping of @v: tcmx_stat_emit()'s TCMX_SF_PORT..PORT_IDENT. */
+static ssize_t tcmx_stat_emit_mapped(const struct tcmx_stat_view *v,
+				     enum tcmx_stat_field f, char *page)
+{
+	switch (f) {
+	case TCMX_SF_PORT:
+		return sysfs_emit(page, "%u\n", v->tag);
+	case TCMX_SF_ACL_INDEX:
+		return sysfs_emit(page, "%u\n", v->acl->index);
+	case TCMX_SF_INTR_NAME:
+		return sysfs_emit(page, "%s\n", tcmx_acl_name(v->acl));
+	case TCMX_SF_ROW_STATUS:
+		return sysfs_emit(page, "Ready\n");
+	case TCMX_SF_SESS_INDEX:
+		return sysfs_emit(page, "%u\n", v->sess_index);
+	case TCMX_SF_PORT_IDENT:
+		return sysfs_emit(page, "%s+i+%s\n", tcmx_acl_name(v->acl),
+				  v->isid);
+	default:
+		return -EINVAL;
+	}
+}
+
 /* Field @f of @v, in the in-tree format of the files that show it. */
 static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
 			      enum tcmx_stat_field f, char *page)
@@ -264,44 +370,48 @@ static ssize_t tcmx_stat_emit(const struct tcmx_stat_view *v,
 				  v->ports ? "available" : "notavailable");
 	case TCMX_SF_STATE_BIT:
 		return sysfs_emit(page, "exposed\n");
-	case TCMX_SF_CMDS:
-	case TCMX_SF_READ_MB:
-	case TCMX_SF_WRITE_MB:
-	case TCMX_SF_READ_MB32:
-	case TCMX_SF_WRITE_MB32:
-	case TCMX_SF_CREATED:
-		return tcmx_stat_emit_io(v, f, page);
-	case TCMX_SF_DEVICE_ROLE:
-	case TCMX_SF_PORT_NAME:
-	case TCMX_SF_PORT_INDEX:
-	case TCMX_SF_TRANSPORT:
-	case TCMX_SF_DEV_NAME:
-	case TCMX_SF_PROTO_ID:
-		return tcmx_stat_emit_port(v, f, page);
+	default:
+		break;
 	}
-	return -EINVAL;
+	/* the rest by ranges of enum tcmx_stat_field */
+	if (f >= TCMX_SF_PORT)
+		return tcmx_stat_emit_mapped(v, f, page);
+	if (f >= TCMX_SF_DEVICE_ROLE)
+		return tcmx_stat_emit_port(v, f, page);
+	return tcmx_stat_emit_io(v, f, page);
 }
 
-/* A table directory: <dev>/statistics/<name> or <lun>/statistics/<name>. */
+/* Whose view a table shows. */
+enum tcmx_stat_kind {
+	TCMX_STAT_DEV,		/* tcmx_dev_view() */
+	TCMX_STAT_LUN,		/* tcmx_lun_view() */
+	TCMX_STAT_MAPPED,	/* tcmx_mapped_view() */
+};
+
+/* A table directory: <dev>/statistics/<name>, <lun>/..., lun_<m>/... */
 struct tcmx_stat_table {
 	const char		*name;
 	struct config_item_type	type;
-	bool			lun;	/* its view is tcmx_lun_view()'s */
+	enum tcmx_stat_kind	kind;
 };
 
-/* Field @f of @table's view; -ENODEV while a LUN table's LUN is unlinked. */
+/* Field @f of @table's view; -ENODEV where its view has none. */
 static ssize_t tcmx_stat_show(struct config_item *table, char *page,
 			      enum tcmx_stat_field f)
 {
 	const struct tcmx_stat_table *t =
 		container_of(table->ci_type, struct tcmx_stat_table, type);
 	struct tcmx_stat_view v;
+	int ret = 0;
 
-	if (!t->lun)
+	if (t->kind == TCMX_STAT_DEV)
 		tcmx_dev_view(table, &v);
-	else if (tcmx_lun_view(table, &v))
-		return -ENODEV;
-	return tcmx_stat_emit(&v, f, page);
+	else if (t->kind == TCMX_STAT_LUN)
+		ret = tcmx_lun_view(table, &v);
+	else
+		ret = tcmx_mapped_view(table, &v, f == TCMX_SF_SESS_INDEX ||
+				       f == TCMX_SF_PORT_IDENT);
+	return ret ? ret : tcmx_stat_emit(&v, f, page);
 }
 
 /* tcmx_stat_<field>(): the configfs show of the files that show a field */
@@ -339,6 +449,12 @@ TCMX_STAT_SHOW(port_index, PORT_INDEX)
 TCMX_STAT_SHOW(transport, TRANSPORT)
 TCMX_STAT_SHOW(dev_name, DEV_NAME)
 TCMX_STAT_SHOW(proto_id, PROTO_ID)
+TCMX_STAT_SHOW(port, PORT)
+TCMX_STAT_SHOW(acl_index, ACL_INDEX)
+TCMX_STAT_SHOW(intr_name, INTR_NAME)
+TCMX_STAT_SHOW(row_status, ROW_STATUS)
+TCMX_STAT_SHOW(sess_index, SESS_INDEX)
+TCMX_STAT_SHOW(port_ident, PORT_IDENT)
 
 /* ------------------------------------------------------------------ */
 /* the tables and their directories: rows {file name, field}          */
@@ -424,6 +540,34 @@ static struct configfs_attribute *tcmx_scsi_transport_attrs[] = {
 	NULL,
 };
 
+static struct configfs_attribute *tcmx_scsi_auth_intr_attrs[] = {
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("dev", dev),
+	TCMX_STAT_FILE("port", port),
+	TCMX_STAT_FILE("indx", acl_index),
+	TCMX_STAT_FILE("dev_or_port", one),
+	TCMX_STAT_FILE("intr_name", intr_name),
+	TCMX_STAT_FILE("map_indx", zero),
+	TCMX_STAT_FILE("att_count", one),
+	TCMX_STAT_FILE("num_cmds", cmds),
+	TCMX_STAT_FILE("read_mbytes", read_mb32),
+	TCMX_STAT_FILE("write_mbytes", write_mb32),
+	TCMX_STAT_FILE("hs_num_cmds", zero),
+	TCMX_STAT_FILE("creation_time", created),
+	TCMX_STAT_FILE("row_status", row_status),
+	NULL,
+};
+
+static struct configfs_attribute *tcmx_scsi_att_intr_port_attrs[] = {
+	TCMX_STAT_FILE("inst", inst),
+	TCMX_STAT_FILE("dev", dev),
+	TCMX_STAT_FILE("port", port),
+	TCMX_STAT_FILE("indx", sess_index),
+	TCMX_STAT_FILE("port_auth_indx", acl_index),
+	TCMX_STAT_FILE("port_ident", port_ident),
+	NULL,
+};
+
 /* As in-tree: nothing can be made in statistics/ (-ENOSYS) ... */
 static struct config_group *tcmx_stats_make(struct config_group *group,
 					    const char *name)
@@ -454,35 +598,39 @@ static const struct config_item_type tcmx_stats_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-#define TCMX_STAT_TABLE(_name, _attrs, _lun)				\
+#define TCMX_STAT_TABLE(_name, _attrs, _kind)				\
 	{ _name, { .ct_group_ops = &tcmx_stats_table_ops,		\
-		   .ct_attrs = _attrs, .ct_owner = THIS_MODULE }, _lun }
+		   .ct_attrs = _attrs, .ct_owner = THIS_MODULE },	\
+	  TCMX_STAT_##_kind }
 
 static const struct tcmx_stat_table tcmx_dev_tables[] = {
-	TCMX_STAT_TABLE("scsi_dev", tcmx_scsi_dev_attrs, false),
-	TCMX_STAT_TABLE("scsi_tgt_dev", tcmx_scsi_tgt_dev_attrs, false),
-	TCMX_STAT_TABLE("scsi_lu", tcmx_scsi_lu_attrs, false),
+	TCMX_STAT_TABLE("scsi_dev", tcmx_scsi_dev_attrs, DEV),
+	TCMX_STAT_TABLE("scsi_tgt_dev", tcmx_scsi_tgt_dev_attrs, DEV),
+	TCMX_STAT_TABLE("scsi_lu", tcmx_scsi_lu_attrs, DEV),
 }, tcmx_lun_tables[] = {
-	TCMX_STAT_TABLE("scsi_port", tcmx_scsi_port_attrs, true),
-	TCMX_STAT_TABLE("scsi_tgt_port", tcmx_scsi_tgt_port_attrs, true),
-	TCMX_STAT_TABLE("scsi_transport", tcmx_scsi_transport_attrs, true),
+	TCMX_STAT_TABLE("scsi_port", tcmx_scsi_port_attrs, LUN),
+	TCMX_STAT_TABLE("scsi_tgt_port", tcmx_scsi_tgt_port_attrs, LUN),
+	TCMX_STAT_TABLE("scsi_transport", tcmx_scsi_transport_attrs, LUN),
+}, tcmx_mapped_tables[] = {
+	TCMX_STAT_TABLE("scsi_auth_intr", tcmx_scsi_auth_intr_attrs, MAPPED),
+	TCMX_STAT_TABLE("scsi_att_intr_port", tcmx_scsi_att_intr_port_attrs,
+			MAPPED),
 };
 
-static void tcmx_stats_add_groups(struct tcmx_stat_groups *sg,
+/* statistics/ in @parent, with the @nr tables of @tables in @table[] */
+static void tcmx_stats_add_groups(struct config_group *dir,
+				  struct config_group *table, int nr,
 				  struct config_group *parent,
 				  const struct tcmx_stat_table *tables)
 {
 	int i;
 
-	BUILD_BUG_ON(ARRAY_SIZE(tcmx_dev_tables) != ARRAY_SIZE(sg->table));
-	BUILD_BUG_ON(ARRAY_SIZE(tcmx_lun_tables) != ARRAY_SIZE(sg->table));
-	config_group_init_type_name(&sg->group, "statistics",
-				    &tcmx_stats_type);
-	configfs_add_default_group(&sg->group, parent);
-	for (i = 0; i < ARRAY_SIZE(sg->table); i++) {
-		config_group_init_type_name(&sg->table[i], tables[i].name,
+	config_group_init_type_name(dir, "statistics", &tcmx_stats_type);
+	configfs_add_default_group(dir, parent);
+	for (i = 0; i < nr; i++) {
+		config_group_init_type_name(&table[i], tables[i].name,
 					    &tables[i].type);
-		configfs_add_default_group(&sg->table[i], &sg->group);
+		configfs_add_default_group(&table[i], dir);
 	}
 }
 
@@ -491,7 +639,11 @@ int tcmx_stats_dev_init(struct tcmx_dev *dev)
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 	int index;
 
-	tcmx_stats_add_groups(&cd->stats_group, &dev->group, tcmx_dev_tables);
+	BUILD_BUG_ON(ARRAY_SIZE(tcmx_dev_tables) !=
+		     ARRAY_SIZE(cd->stats_group.table));
+	tcmx_stats_add_groups(&cd->stats_group.group, cd->stats_group.table,
+			      ARRAY_SIZE(tcmx_dev_tables), &dev->group,
+			      tcmx_dev_tables);
 	index = ida_alloc_range(&tcmx_dev_index_ida, 1, INT_MAX, GFP_KERNEL);
 	if (index < 0)
 		return index;
@@ -511,5 +663,38 @@ void tcmx_stats_dev_exit(struct tcmx_dev *dev)
 
 void tcmx_stats_lun_init(struct tcmx_lun *lun)
 {
-	tcmx_stats_add_groups(&lun->stat_groups, &lun->group, tcmx_lun_tables);
+	BUILD_BUG_ON(ARRAY_SIZE(tcmx_lun_tables) !=
+		     ARRAY_SIZE(lun->stat_groups.table));
+	tcmx_stats_add_groups(&lun->stat_groups.group, lun->stat_groups.table,
+			      ARRAY_SIZE(tcmx_lun_tables), &lun->group,
+			      tcmx_lun_tables);
+}
+
+int tcmx_stats_mapped_init(struct tcmx_mapped_lun *m)
+{
+	struct tcmx_mapped_stats *st = &m->stats;
+
+	BUILD_BUG_ON(ARRAY_SIZE(tcmx_mapped_tables) != ARRAY_SIZE(st->table));
+	st->counters = alloc_percpu(struct tcmx_stats);
+	if (!st->counters)
+		return -ENOMEM;
+	tcmx_stats_add_groups(&st->group, st->table,
+			      ARRAY_SIZE(tcmx_mapped_tables), &m->group,
+			      tcmx_mapped_tables);
+	return 0;
+}
+
+/*
+ * No map counts into the counters now but commands that found an entry
+ * before the last symlink went (a grace period ago at most), whose counts
+ * may land either side of this.
+ */
+void tcmx_stats_mapped_restart(struct tcmx_mapped_lun *m)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(m->stats.counters, cpu), 0,
+		       sizeof(struct tcmx_stats));
+	m->stats.created = get_jiffies_64();
 }

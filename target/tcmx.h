@@ -317,6 +317,19 @@ struct tcmx_nexus {
 	 * keys on name and port id.  Fixed while registered.
 	 */
 	char				port_id[TCMX_PORT_ID_LEN];
+	/*
+	 * core, under tcmx_cfs_mutex: entries a LUN's unlinking marked going
+	 * and has yet to take out of the map (acl.c, tcmx_lun_unmap())
+	 */
+	unsigned int			unmapping;
+	/*
+	 * core: for each entry of lun_map that maps an ACL's lun_<m>, that
+	 * mapping's per-CPU counters (statistics/scsi_auth_intr), counted
+	 * when a command finds the entry; NULL in demo mode.  Set with the
+	 * entry, cleared with it; the counters are freed a grace period
+	 * after (acl.c), so a command reads them in its RCU section only.
+	 */
+	struct tcmx_stats __percpu	*map_stats[TCMX_LUN_MAP];
 };
 
 static inline struct tcmx_lun *tcmx_map_lun(void *entry)
@@ -339,6 +352,11 @@ struct tcmx_acl {
 	struct xarray			mapped;	/* m -> struct tcmx_mapped_lun */
 	void				*fabric_priv;	/* acl_priv_size bytes */
 	struct config_group		stats_group;	/* fabric_statistics/ */
+	/*
+	 * core: the authorized initiator's index of the SCSI MIB (statistics
+	 * of its mapped LUNs), unique among the ACLs made since loading
+	 */
+	u32				index;
 };
 
 static inline const char *tcmx_acl_name(struct tcmx_acl *acl)
@@ -528,6 +546,14 @@ struct tcmx_fabric_ops {
 	void		(*drop_acl)(struct tcmx_acl *acl);
 	/* after acls/<initiator>/fabric_statistics/ exists: add its groups */
 	void		(*add_acl_stats)(struct tcmx_acl *acl);
+	/*
+	 * Optional, for acls/<initiator>/lun_<m>/statistics/ (1 without
+	 * them, as tcm_loop's): the TPG's instance index (the in-tree iSCSI
+	 * target's: its IQN's index) and a registered nexus's session index.
+	 * tcmx_cfs_mutex held: they must not take it.
+	 */
+	u32		(*tpg_inst_index)(struct tcmx_tpg *tpg);
+	u32		(*nexus_index)(struct tcmx_nexus *n);
 };
 
 static inline struct tcmx_tpg *tcmx_item_to_tpg(struct config_item *item)

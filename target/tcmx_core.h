@@ -70,6 +70,7 @@
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
+#include "stats.h"
 
 /* A registered fabric. */
 struct tcmx_fabric {
@@ -112,6 +113,7 @@ struct tcmx_mapped_lun {
 	u64			id;		/* m */
 	struct tcmx_lun		*lun;		/* the symlink's; NULL: none */
 	bool			write_protect;
+	struct tcmx_mapped_stats stats;		/* statistics/ (stats.h) */
 };
 
 /* An ALUA target port group of a device (<dev>/alua/<name>). */
@@ -302,6 +304,7 @@ void tcmx_lun_init_types(struct tcmx_fabric *tf);
 void tcmx_acl_init_types(struct tcmx_fabric *tf);
 void tcmx_acl_tpg_init(struct tcmx_tpg *tpg);
 void tcmx_tpg_sync_maps(struct tcmx_tpg *tpg);
+void tcmx_lun_unmap(struct tcmx_lun *lun);	/* for lun.c's unlink */
 
 
 /*

@@ -37,6 +37,27 @@ static void tcmx_account(struct tcmx_cmd *cmd)
 }
 
 /*
+ * A command that found its LUN through an ACL's lun_<m> (below
+ * TCMX_LUN_MAP), counted there as in-tree: when it is looked up, with the
+ * initiator's buffer.  The counters live for the caller's RCU section.
+ */
+static void tcmx_account_mapped(struct tcmx_cmd *cmd)
+{
+	struct tcmx_stats __percpu *st;
+
+	if (unlikely(cmd->lun_id >= TCMX_LUN_MAP))
+		return;
+	st = READ_ONCE(cmd->nexus->map_stats[cmd->lun_id]);
+	if (!st)
+		return;
+	this_cpu_inc(st->cmds);
+	if (cmd->data_dir == DMA_FROM_DEVICE)
+		this_cpu_add(st->read_bytes, cmd->data_len);
+	else if (cmd->data_dir == DMA_TO_DEVICE)
+		this_cpu_add(st->write_bytes, cmd->data_len);
+}
+
+/*
  * BUSY, RESERVATION CONFLICT, or a backend that completes a command as still deferred.  Neither
  * reports data moved: the whole buffer is the residual.
  */
@@ -227,9 +248,11 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd)
 	cmd->lun = tcmx_map_lun(entry);
 	cmd->dev = likely(cmd->lun) ? cmd->lun->dev : NULL;
 	d = tcmx_cdb_row(cmd->cdb);
-	if (likely(cmd->dev))
+	if (likely(cmd->dev)) {
 		gate = READ_ONCE(cmd->dev->gate) |
 		       ((unsigned long)entry & TCMX_MAP_WP) << TCMX_GATE_WP;
+		tcmx_account_mapped(cmd);
+	}
 	if (unlikely(gate))
 		status = tcmx_gate(cmd, d, gate);
 	if (likely(status == TCMX_GOOD))

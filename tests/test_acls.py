@@ -13,10 +13,11 @@ forever; and an ACL removed under a live loopback nexus waits for the
 session, which tcm_loop never closes (a hung rmdir)."""
 import errno
 import os
+import re
 
 from tcmxlib import (CHECK, COPY_ABORTED, GOOD, LOOP, WRITE_PROTECT, check,
                      err_of, good, link_lun, mk_rd, mk_target, new_wwn, rd,
-                     sgdev, tur, unlink_lun, wr, write_read_block)
+                     run, sgdev, tur, unlink_lun, wr, write_read_block)
 from tcmxlib.configfs import (map_lun, mk_acl, rescan_target, rm_acl,
                               target_sdevs)
 import pytest
@@ -281,3 +282,102 @@ def test_xcopy_confined_to_acl_map(stack):
         assert read_block(sg) == bytes([0x1b]) * 512
     finally:
         drop_nexus_and_acl(tpg, acl)
+
+
+AUTH_INTR = ("inst dev port indx dev_or_port intr_name map_indx att_count "
+             "num_cmds read_mbytes write_mbytes hs_num_cmds creation_time "
+             "row_status").split()
+ATT_INTR_PORT = "inst dev port indx port_auth_indx port_ident".split()
+SESSION_FILES = ("indx", "port_ident")   # scsi_att_intr_port's, no mapping
+
+
+def mapped_stat(m, table, f):
+    return rd("%s/statistics/%s/%s" % (m, table, f))
+
+
+def mapped_counts(m):
+    return tuple(int(mapped_stat(m, "scsi_auth_intr", f))
+                 for f in ("num_cmds", "read_mbytes", "write_mbytes"))
+
+
+def test_acl_mapped_lun_statistics(stack):
+    """acls/<initiator>/lun_M/statistics/: scsi_auth_intr/ and
+    scsi_att_intr_port/ with the in-tree files, modes and formats; the
+    mapping's command and MiB counters grow with I/O through it (2 MiB
+    read, 3 MiB written); ENODEV while the mapping reaches no linked LUN
+    (the session's fields excepted), and for those once the nexus is
+    gone.  Both stacks."""
+    import stat
+    (so,) = patterned(0x66)
+    tpg, acl = masked_target({0: so}, [(0, 0)])
+    init = os.path.basename(acl)
+    m, spare = acl + "/lun_0", acl + "/lun_1"
+    os.mkdir(spare)                             # a mapping with no link
+    done = False
+    try:
+        st = m + "/statistics"
+        assert sorted(os.listdir(st)) == ["scsi_att_intr_port",
+                                          "scsi_auth_intr"]
+        for t, files in (("scsi_auth_intr", AUTH_INTR),
+                         ("scsi_att_intr_port", ATT_INTR_PORT)):
+            assert sorted(os.listdir(st + "/" + t)) == sorted(files), t
+            for f in files:
+                mode = stat.S_IMODE(os.stat("%s/%s/%s" % (st, t, f)).st_mode)
+                assert mode == 0o444, (t, f, oct(mode))
+        assert err_of(os.mkdir, st + "/x") == errno.ENOSYS
+        assert err_of(os.mkdir, st + "/scsi_auth_intr/x") == errno.EPERM
+
+        rescan_target(tpg)    # LUN 0: tcm_loop scans no other
+        sg = sgdev(tpg, 0)
+        tur(sg)
+        indx = rd(so + "/statistics/scsi_dev/indx")
+        a = "scsi_auth_intr"
+        fields = {f: mapped_stat(m, a, f) for f in AUTH_INTR}
+        for f in ("num_cmds", "read_mbytes", "write_mbytes",
+                  "creation_time", "indx"):
+            assert re.fullmatch(r"\d+\n", fields[f]), (f, fields[f])
+        assert {f: fields[f] for f in ("inst", "dev", "port", "dev_or_port",
+                                       "intr_name", "map_indx", "att_count",
+                                       "hs_num_cmds", "row_status")} == {
+            "inst": "1\n", "dev": indx, "port": "1\n", "dev_or_port": "1\n",
+            "intr_name": init + "\n", "map_indx": "0\n", "att_count": "1\n",
+            "hs_num_cmds": "0\n", "row_status": "Ready\n"}
+        p = "scsi_att_intr_port"
+        assert {f: mapped_stat(m, p, f) for f in ATT_INTR_PORT} == {
+            "inst": "1\n", "dev": indx, "port": "1\n", "indx": "1\n",
+            "port_auth_indx": fields["indx"],
+            "port_ident": init + "+i+\n"}
+
+        run("udevadm settle", check=False)
+        c0 = mapped_counts(m)
+        for i in range(16):             # 128 KiB (256 blocks) at LBA i * 256
+            good(sg, [0x28, 0, 0, 0, i, 0, 0, 1, 0, 0], din=128 * 1024)
+        c1 = mapped_counts(m)
+        for i in range(24):             # at LBA 4096 + i * 256
+            good(sg, [0x2a, 0, 0, 0, 16 + i, 0, 0, 1, 0, 0],
+                 dout=bytes(128 * 1024))
+        c2 = mapped_counts(m)
+        assert c1[0] - c0[0] >= 16 and 2 <= c1[1] - c0[1] <= 3, (c0, c1)
+        assert c2[0] - c1[0] >= 24 and c2[2] - c1[2] == 3, (c1, c2)
+
+        # the mapping with no link: the session's fields only
+        for t, files in ((a, AUTH_INTR), (p, ATT_INTR_PORT)):
+            for f in files:
+                want = 0 if (t, f) in ((p, "indx"), (p, "port_ident")) \
+                    else errno.ENODEV
+                assert err_of(mapped_stat, spare, t, f) == want, (t, f)
+        # the TPG's LUN unlinked: no mapping reaches it any more
+        unlink_devices(tpg + "/lun/lun_0")
+        for f in AUTH_INTR:
+            assert err_of(mapped_stat, m, a, f) == errno.ENODEV, f
+        unlink_lun(m)
+        os.rmdir(tpg + "/lun/lun_0")
+        wr(tpg + "/nexus", "NULL")
+        for f in SESSION_FILES:
+            assert err_of(mapped_stat, spare, p, f) == errno.ENODEV, f
+        done = True
+    finally:
+        if not done:
+            drop_nexus_and_acl(tpg, acl)
+        else:
+            rm_acl(acl)

@@ -8,10 +8,12 @@ import subprocess
 import threading
 import time
 
-from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, LOAD, LOOP, MiB, T,
-                     Kmsg, disk, err_of, hctl, link_lun, load, mk_rd,
-                     mk_target, modules, rd, run, scsi_present, sha, tur,
-                     unlink_lun, unload)
+import pytest
+
+from tcmxlib import (BACKEND_MOD, CORE_MOD, FABRIC_MOD, GOOD, LOAD, LOOP,
+                     MiB, T, Kmsg, disk, err_of, hctl, link_lun, load, mk_rd,
+                     mk_target, modules, rd, run, scsi_present, sgio, sha,
+                     tur, unlink_lun, unload, wr)
 from tcmxlib import fill
 
 
@@ -250,3 +252,92 @@ def test_unlink_under_user_rescans_leaves_no_disk(stack, dmesg):
     assert os.path.isdir(keep)
     assert not [ln for ln in dmesg.read().splitlines()
                 if "tcmx" in ln and "WARN" in ln]
+
+
+HOLD = "/sys/module/tcmx_rd/parameters/"
+WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
+
+
+@pytest.mark.tcmx_only
+def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
+    """While a LUN is being unlinked and a write rd holds (hold_every, 20 s)
+    keeps it from draining, the rest of configfs goes on: a device is made,
+    a LUN made and linked on another target, a LUN file of that target
+    read, a LUN directory made beside the draining one, all within seconds;
+    meanwhile the rmdir of the LUN's TPG and of its device are refused
+    (ENOTEMPTY, EBUSY), and a second unlink of the link (which the VFS
+    holds back while the first runs) finds nothing (ENOENT).  The unlink
+    returns once the held write completed (GOOD); then everything is
+    removed and the modules unload (the guard)."""
+    tpg = mk_target()
+    so = mk_rd("held", 16 * MiB)
+    lun = link_lun(tpg, 0, so)
+    # another WWN: another loopback host, whose scans do not wait for the
+    # removal of the draining LUN's disk
+    other = mk_target()
+    other0 = link_lun(other, 0, mk_rd("other", 16 * MiB))
+    dev = disk(tpg, 0)
+    tur(dev)
+    tur(disk(other, 0))
+    run("udevadm settle", check=False)
+    alias = [e for e in os.listdir(lun) if os.path.islink(lun + "/" + e)][0]
+    done, seen = {}, {}
+
+    def write():
+        fd = os.open(dev, os.O_RDWR)
+        try:
+            st = sgio(fd, WRITE10, dout=b"\xaa" * 512, timeout_ms=120000)[0]
+        finally:
+            os.close(fd)
+        done["write"] = (time.monotonic(), st)
+
+    def unlink():
+        os.unlink(lun + "/" + alias)
+        done["unlink"] = time.monotonic()
+
+    def unlink_again():
+        done["again"] = err_of(os.unlink, lun + "/" + alias)
+
+    threads = [threading.Thread(target=f)
+               for f in (write, unlink, unlink_again)]
+    wr(HOLD + "hold_ms", "20000")
+    wr(HOLD + "hold_every", "1")
+    try:
+        threads[0].start()
+        time.sleep(2)
+        wr(HOLD + "hold_every", "0")
+        threads[1].start()
+        time.sleep(2)
+        t0 = time.monotonic()
+        new = mk_rd("new", 16 * MiB)
+        other1 = link_lun(other, 1, new)
+        seen["alua"] = rd(other0 + "/alua_tg_pt_gp")
+        os.mkdir(tpg + "/lun/lun_1")
+        seen["took"] = time.monotonic() - t0
+        seen["rmdir_tpg"] = err_of(os.rmdir, tpg)
+        seen["rmdir_dev"] = err_of(os.rmdir, so)
+        threads[2].start()
+        time.sleep(0.5)
+        seen["pending"] = sorted(done)
+    finally:
+        wr(HOLD + "hold_every", "0")
+        for t in threads:
+            if t.ident:
+                t.join(120)
+        wr(HOLD + "hold_ms", "5000")
+    assert seen["pending"] == [], "the held write or the unlink ended early"
+    assert seen["took"] < 5, "configfs waited %.1f s for the unlink" % \
+        seen["took"]
+    assert seen["alua"].startswith("TG Port Alias: default_tg_pt_gp\n")
+    assert (seen["rmdir_tpg"], seen["rmdir_dev"], done.get("again")) == \
+        (errno.ENOTEMPTY, errno.EBUSY, errno.ENOENT)
+    assert done["write"][1] == GOOD
+    assert done["unlink"] >= done["write"][0] - 1, \
+        "the unlink returned before the held write completed"
+    assert not scsi_present(tpg, 0) and not os.path.exists(dev)
+    tur(disk(other, 1))
+    os.rmdir(tpg + "/lun/lun_1")
+    unlink_lun(lun)
+    unlink_lun(other1)
+    os.rmdir(so)
+    os.rmdir(os.path.dirname(so))
