@@ -372,17 +372,15 @@ void tcmx_pr_lun_reset(struct tcmx_dev *dev)
 	spin_unlock_irqrestore(&cd->pr_lock, flags);
 }
 
+static bool pr_itl_has(const struct tcmx_itl *itl, const void *reg)
+{
+	return itl->pr_reg == reg;
+}
+
 void pr_ua_reg(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
 	       enum tcmx_sense code)
 {
-	struct tcmx_itl *itl;
-	unsigned long flags;
-
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
-	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
-		if (itl->pr_reg == reg)
-			tcmx_ua_itl_locked(itl, code);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+	tcmx_ua_each(dev, pr_itl_has, reg, code);
 }
 
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_pr_reg *except,

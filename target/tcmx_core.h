@@ -666,6 +666,14 @@ void tcmx_ua_dev_others(struct tcmx_dev *dev, struct tcmx_cmd *cmd,
 			enum tcmx_sense code);
 bool tcmx_ua_take(struct tcmx_cmd *cmd, bool clear, enum tcmx_sense *code);
 void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev);
+/*
+ * ua.c: the one walk of @dev's I_T_L nexuses for unit attentions: @code
+ * (TCMX_SENSE_NO_SENSE: drop what is pending) on each that @match, given
+ * @arg, says (under tcmx_itl_lock, interrupts off: no name compares)
+ */
+typedef bool (*tcmx_itl_match_fn)(const struct tcmx_itl *itl, const void *arg);
+void tcmx_ua_each(struct tcmx_dev *dev, tcmx_itl_match_fn match,
+		  const void *arg, enum tcmx_sense code);
 
 /*
  * Integrity limits, for the block limits VPD page too: COMPARE AND WRITE
