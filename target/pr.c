@@ -203,48 +203,52 @@ static bool pr_itl_is(struct tcmx_itl *itl, const struct tcmx_pr_reg *reg)
 			 itl->nexus->port_id);
 }
 
-/* the I_T_L nexuses of @reg's I_T nexus point to it from now on */
+/*
+ * The I_T_L nexuses of @reg's I_T nexus point to it from now on.  pr_mutex
+ * and the state lock held: cd->itls only changes under pr_mutex
+ * (tcmx_pr_itl_new(), tcmx_pr_itl_gone()), and itl->pr_reg only under
+ * pr_lock, which every other reader but the gate (pr_seq) holds, so the
+ * walk needs no tcmx_itl_lock.
+ */
 void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg)
 {
 	struct tcmx_itl *itl;
-	unsigned long flags;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	list_move_tail(&reg->node, &cd->pr_regs);
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
 	list_for_each_entry(itl, &cd->itls, dev_node)
 		if (!itl->pr_reg && pr_itl_is(itl, reg))
 			WRITE_ONCE(itl->pr_reg, reg);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
-/* @to NULL: off every list */
+/* @to NULL: off every list; the locks as for pr_reg_attach() */
 void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
 		   struct list_head *to)
 {
 	struct tcmx_itl *itl;
-	unsigned long flags;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	if (to)
 		list_move_tail(&reg->node, to);
 	else
 		list_del_init(&reg->node);
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
 	list_for_each_entry(itl, &cd->itls, dev_node)
 		if (itl->pr_reg == reg)
 			WRITE_ONCE(itl->pr_reg, NULL);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
 /*
  * A new I_T_L nexus, not yet published: the registration of its I_T
- * nexus, and onto the device's list under pr_lock, so that no change of
- * the registrations misses it.
+ * nexus, and onto the device's list under pr_mutex and pr_lock, so that
+ * no change of the registrations misses it and PR's walks of the list
+ * (pr_match.c) may compare names with only pr_mutex held.
  */
 void tcmx_pr_itl_new(struct tcmx_itl *itl)
 {
 	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
 	struct tcmx_pr_reg *reg;
 
+	mutex_lock(&cd->pr_mutex);
 	spin_lock_irq(&cd->pr_lock);
 	list_for_each_entry(reg, &cd->pr_regs, node)
 		if (pr_itl_is(itl, reg)) {
@@ -257,6 +261,7 @@ void tcmx_pr_itl_new(struct tcmx_itl *itl)
 	tcmx_ua_itl_locked(itl, TCMX_SENSE_UA_POWER_ON);
 	spin_unlock(&tcmx_itl_lock);
 	spin_unlock_irq(&cd->pr_lock);
+	mutex_unlock(&cd->pr_mutex);
 }
 
 bool pr_spc2_other(struct tcmx_core_dev *cd, struct tcmx_cmd *cmd)

@@ -12,8 +12,8 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include "compat.h"
 #include <scsi/scsi_proto.h>
@@ -99,59 +99,56 @@ static bool pr_tid_matches(struct tcmx_lun *lun, const char *name,
 }
 
 /*
- * cd->lock held: does an I_T nexus through @lun have the initiator port
- * the TransportID at @tid names?  Its mapped LUN into *@mapped.
+ * cd->lock and pr_mutex held: does an I_T nexus through @lun have the
+ * initiator port the TransportID at @tid names?  Its mapped LUN into
+ * *@mapped.  cd->itls changes only under pr_mutex too (pr.c), and an I_T_L
+ * nexus's initiator port stays registered while it is on the list, so the
+ * walk takes no spinlock: the compares run with interrupts on.
  */
 static bool pr_tid_reaches(struct tcmx_lun *lun, const u8 *tid, u32 len,
 			   u64 *mapped)
 {
 	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
 	struct tcmx_itl *itl;
-	bool found = false;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	*mapped = lun->index;
 	if (pr_per_tpg(lun))
 		return pr_tid_matches(lun, "", "", tid, len);
-	spin_lock_irq(&tcmx_itl_lock);
 	list_for_each_entry(itl, &cd->itls, dev_node) {
 		if (itl->lun != lun ||
 		    !pr_tid_matches(lun, itl->nexus->name, itl->nexus->port_id,
 				    tid, len))
 			continue;
 		*mapped = itl->id;
-		found = true;
-		break;
+		return true;
 	}
-	spin_unlock_irq(&tcmx_itl_lock);
-	return found;
+	return false;
 }
 
 /*
- * cd->lock held: does the sending initiator port have an I_T nexus
- * through @lun?  Its mapped LUN into *@mapped.
+ * cd->lock and pr_mutex held: does the sending initiator port have an I_T
+ * nexus through @lun?  Its mapped LUN into *@mapped.  The walk as above.
  */
 static bool pr_port_reaches(struct tcmx_cmd *cmd, struct pr_out *o,
 			    struct tcmx_lun *lun, u64 *mapped)
 {
 	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
 	struct tcmx_itl *itl;
-	bool found = false;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	*mapped = lun->index;
 	if (pr_per_tpg(lun))
 		return lun->tpg->ops == cmd->lun->tpg->ops &&
 		       !strcmp(pr_nexus_name(lun), pr_nexus_name(cmd->lun));
-	spin_lock_irq(&tcmx_itl_lock);
 	list_for_each_entry(itl, &cd->itls, dev_node) {
 		if (itl->lun != lun || strcmp(itl->nexus->name, o->name) ||
 		    strcmp(itl->nexus->port_id, o->port_id))
 			continue;
 		*mapped = itl->id;
-		found = true;
-		break;
+		return true;
 	}
-	spin_unlock_irq(&tcmx_itl_lock);
-	return found;
+	return false;
 }
 
 /* cd->lock held: the I_T nexus through relative port @rtpi @tid names */
@@ -211,6 +208,8 @@ static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 max)
 			return;
 		}
 		off += n;
+		/* up to ~1000 TransportIDs, each a walk: let others run */
+		cond_resched();
 	}
 }
 

@@ -614,7 +614,9 @@ enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
  * highest priority first (enum tcmx_sense codes, under tcmx_itl_lock;
  * ua_count is read locklessly as the "pending" flag).  pr_reg (pr.c): the
  * registration of this I_T nexus, or NULL; written under the device's
- * pr_lock, pr_seq and tcmx_itl_lock, read by the gate without a lock.
+ * pr_mutex, pr_lock and (once published) pr_seq, read by the gate without
+ * a lock.  The device's itls list changes under both tcmx_itl_lock and
+ * pr_mutex: either holds it still.
  */
 struct tcmx_itl {
 	struct tcmx_nexus		*nexus;

@@ -241,6 +241,65 @@ static void nexus_loss(void)
 	nx_teardown();
 }
 
+/*
+ * A REGISTER parameter list with SPEC_I_PT: the basic 24 bytes with
+ * @sa_key and @flags (byte 20), then iSCSI TransportIDs, of format 01h
+ * where the name has ",i,0x"; its length.
+ */
+static u8 nx_tids[512];
+
+static u32 nx_tid_param(u64 sa_key, u8 flags, const char *const *tids,
+			unsigned int n)
+{
+	u32 off = 28, len, i;
+
+	memset(nx_tids, 0, sizeof(nx_tids));
+	put_unaligned_be64(sa_key, &nx_tids[8]);
+	nx_tids[20] = flags;
+	for (i = 0; i < n; i++) {
+		len = round_up(strlen(tids[i]) + 1, 4);
+		nx_tids[off] = strstr(tids[i], ",i,0x") ? 0x45 : 0x05;
+		put_unaligned_be16(len, &nx_tids[off + 2]);
+		memcpy(&nx_tids[off + 4], tids[i], strlen(tids[i]));
+		off += 4 + len;
+	}
+	put_unaligned_be32(off - 28, &nx_tids[24]);
+	ut_out = nx_tids;
+	ut_out_len = off;
+	return off;
+}
+
+#define register_tids_on(n, len)					\
+	on(n, C(0x5f, 0, 0, 0, 0, 0, 0, (len) >> 8, (len) & 0xff, 0),	\
+	   len, OUT)
+
+#define SPEC_I_PT	0x08
+#define ALL_TG_PT	0x04
+
+/*
+ * REGISTER with SPEC_I_PT and ALL_TG_PT from A naming B's initiator port:
+ * the I_T nexuses it names are found without a name compared under
+ * tcmx_itl_lock, which is taken with interrupts off.
+ */
+static void nexus_spec_i_pt_compares(void)
+{
+	static const char *const tid_b[] = { NAME ISID_B };
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	ut_itl_lock_compares = 0;
+	len = nx_tid_param(0xa, SPEC_I_PT | ALL_TG_PT, tid_b, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	CHECK(itl_a()->pr_reg && itl_a()->pr_reg->key == 0xa &&
+	      itl_b()->pr_reg && itl_b()->pr_reg->key == 0xa &&
+	      itl_b()->pr_reg != itl_a()->pr_reg);
+	CHECK(!ut_itl_lock_compares);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
 void ut_test_nexus(void)
 {
 	nexus_unit_attentions();
@@ -248,4 +307,6 @@ void ut_test_nexus(void)
 	nexus_reservations();
 	ut_fixture_reset();
 	nexus_loss();
+	ut_fixture_reset();
+	nexus_spec_i_pt_compares();
 }

@@ -10,6 +10,13 @@
 #include "ut.h"
 
 int ut_defers;
+int ut_itl_lock_held, ut_itl_lock_compares;
+
+void ut_lock_note(const void *l, int depth)
+{
+	if (l == &tcmx_itl_lock)
+		ut_itl_lock_held += depth;
+}
 
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 {
