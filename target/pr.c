@@ -246,6 +246,7 @@ void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
 void tcmx_pr_itl_new(struct tcmx_itl *itl)
 {
 	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
+	enum tcmx_sense code = TCMX_SENSE_UA_POWER_ON;
 	struct tcmx_pr_reg *reg;
 
 	mutex_lock(&cd->pr_mutex);
@@ -253,12 +254,15 @@ void tcmx_pr_itl_new(struct tcmx_itl *itl)
 	list_for_each_entry(reg, &cd->pr_regs, node)
 		if (pr_itl_is(itl, reg)) {
 			itl->pr_reg = reg;
+			/* its registration outlived it: the nexus was lost */
+			if (reg->nexus_lost)
+				code = TCMX_SENSE_UA_I_T_NEXUS_LOSS;
 			break;
 		}
 	spin_lock(&tcmx_itl_lock);
 	list_add_tail(&itl->dev_node, &cd->itls);
 	/* a new I_T nexus to the logical unit, as SAM-5 6.3.1 has it */
-	tcmx_ua_itl_locked(itl, TCMX_SENSE_UA_POWER_ON);
+	tcmx_ua_itl_locked(itl, code);
 	spin_unlock(&tcmx_itl_lock);
 	spin_unlock_irq(&cd->pr_lock);
 	mutex_unlock(&cd->pr_mutex);
@@ -280,7 +284,9 @@ static void pr_spc2_clear(struct tcmx_core_dev *cd)
  * An I_T_L nexus leaves its map (its session ended, or the mapping went):
  * off the device's list with its unit attentions, and for its I_T nexus
  * an I_T nexus loss, which ends an SPC-2 reservation it held;
- * registrations stay (SPC-4 5.13.2).
+ * registrations stay (SPC-4 5.13.2), and remember the loss: an I_T nexus
+ * that has one again starts with I_T NEXUS LOSS OCCURRED (29/07) rather
+ * than POWER ON.  Nothing of this is on the command path.
  */
 void tcmx_pr_itl_gone(struct tcmx_itl *itl)
 {
@@ -293,6 +299,8 @@ void tcmx_pr_itl_gone(struct tcmx_itl *itl)
 	list_del(&itl->dev_node);
 	tcmx_ua_itl_clear(itl);
 	spin_unlock(&tcmx_itl_lock);
+	if (itl->pr_reg)
+		itl->pr_reg->nexus_lost = true;
 	if (cd->spc2_holder == itl->lun && cd->spc2_nexus == itl->nexus) {
 		pr_spc2_clear(cd);
 		pr_update_gate(itl->dev);

@@ -48,6 +48,11 @@ struct tcmx_pr_reg {
 	u32			generation;	/* PRgeneration when registered */
 	bool			all_tg_pt;	/* made by REGISTER ALL_TG_PT */
 	bool			held;		/* PREEMPT AND ABORT's ref */
+	/*
+	 * An I_T nexus of it ended (under pr_lock): one that comes back
+	 * hears I_T NEXUS LOSS OCCURRED, not POWER ON (SAM-5 6.3.4)
+	 */
+	bool			nexus_lost;
 	u64			mapped_lun;	/* @lun as the initiator maps it */
 	char			name[TCMX_NAME_LEN];
 	char			port_id[TCMX_PORT_ID_LEN];

@@ -5,7 +5,8 @@
  * (struct tcmx_itl, made by itl.c), its own PR registration and
  * reservation identity; READ FULL STATUS gives each its TransportID with
  * the ISID; an SPC-2 reservation ends with its I_T nexus, registrations
- * stay and come back to a nexus of the same identity.
+ * stay and come back to a nexus of the same identity, which hears I_T
+ * NEXUS LOSS OCCURRED (not POWER ON).
  */
 #include "ut.h"
 #include "pr.h"
@@ -206,7 +207,8 @@ static void nexus_reservations(void)
 /*
  * An SPC-2 reservation is its I_T nexus's: the other session conflicts,
  * and it ends when that nexus does (I_T nexus loss).  A registration
- * stays, and a nexus of the same identity has it again, with POWER ON.
+ * stays, and a nexus of the same identity has it again, with I_T NEXUS
+ * LOSS OCCURRED; one of another identity starts with POWER ON.
  */
 static void nexus_loss(void)
 {
@@ -230,12 +232,19 @@ static void nexus_loss(void)
 	CHECK(!list_empty(&ut_cdev.pr_regs));
 	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
 	CHECK(itl_b()->pr_reg && itl_b()->pr_reg->key == 0xb &&
-	      itl_b()->ua[0] == TCMX_SENSE_UA_POWER_ON);
-	/* A again, with another ISID: not B's registration */
+	      itl_b()->ua_count == 1 &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	/* A again, with another ISID: not B's registration, a new nexus */
 	strcpy(ut_nexus.port_id, ",i,0x23d000000003");
 	CHECK(tcmx_itl_add(&ut_nexus, 0, &ut_luns[0]) == itl_a());
-	CHECK(!itl_a()->pr_reg);
-	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	CHECK(!itl_a()->pr_reg && itl_a()->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	/* B's comes back with I_T NEXUS LOSS OCCURRED: 06/29/07 */
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	CHECK(ut_sense[2] == 0x06 && ut_sense[12] == 0x29 &&
+	      ut_sense[13] == 0x07);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), UT_GOOD);
+	CHECK_NO_DATA();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
 	EXPECT(prout_on(&nx_b, 3, 0xb, 0, 0), UT_GOOD);	/* CLEAR */
 	CHECK(!itl_b()->pr_reg && list_empty(&ut_cdev.pr_regs));
 	nx_teardown();
