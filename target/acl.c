@@ -31,6 +31,9 @@
 #include <linux/wait_bit.h>
 #include "tcmx_core.h"
 
+/* inside tcmx_cfs_mutex: what PR reads of the ACLs (tcmx_core.h) */
+DEFINE_MUTEX(tcmx_acl_mutex);
+
 /* ------------------------------------------------------------------ */
 /* the maps                                                            */
 /* ------------------------------------------------------------------ */
@@ -293,7 +296,9 @@ static int tcmx_mapped_allow_link(struct config_item *item,
 		       config_item_name(item));
 		ret = -EEXIST;
 	} else {
+		mutex_lock(&tcmx_acl_mutex);
 		m->lun = lun;
+		mutex_unlock(&tcmx_acl_mutex);
 		tcmx_acl_sync_maps(tpg);
 	}
 	mutex_unlock(&tcmx_cfs_mutex);
@@ -306,7 +311,9 @@ static void tcmx_mapped_drop_link(struct config_item *item,
 	struct tcmx_mapped_lun *m = to_mapped(item);
 
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	m->lun = NULL;
+	mutex_unlock(&tcmx_acl_mutex);
 	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 }
@@ -377,7 +384,9 @@ static struct config_group *tcmx_mapped_make(struct config_group *group,
 	m->acl = acl;
 	m->id = id;
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	ret = xa_insert(&acl->mapped, id, m, GFP_KERNEL);
+	mutex_unlock(&tcmx_acl_mutex);
 	mutex_unlock(&tcmx_cfs_mutex);
 	if (ret) {
 		pr_err("%s/%s: cannot add the mapping: %d\n",
@@ -396,7 +405,9 @@ static void tcmx_mapped_drop(struct config_group *group,
 	struct tcmx_mapped_lun *m = to_mapped(item);
 
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	xa_erase(&m->acl->mapped, m->id);
+	mutex_unlock(&tcmx_acl_mutex);
 	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 	config_item_put(item);
@@ -483,7 +494,9 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 
 	/* the initiator's nexuses leave demo mode: nothing mapped yet */
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	list_add_tail(&acl->node, &tpg->acls);
+	mutex_unlock(&tcmx_acl_mutex);
 	list_for_each_entry(n, &tpg->nexuses, node)
 		if (!strcmp(n->name, name))
 			n->acl = acl;
@@ -502,7 +515,9 @@ static void tcmx_acl_drop(struct config_group *group, struct config_item *item)
 	if (acl->tpg->ops->drop_acl)
 		acl->tpg->ops->drop_acl(acl);
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	list_del(&acl->node);
+	mutex_unlock(&tcmx_acl_mutex);
 	list_for_each_entry(n, &acl->tpg->nexuses, node)
 		if (n->acl == acl)
 			n->acl = NULL;

@@ -114,6 +114,14 @@ struct tcmx_mapped_lun {
 	bool			write_protect;
 };
 
+/*
+ * acl.c: taken inside tcmx_cfs_mutex around each change of a TPG's acls,
+ * an ACL's mapped entries and their LUNs, so that PR (pr_match.c) reads
+ * them from a command, which may not wait for tcmx_cfs_mutex (a LUN's
+ * unlink holds it while it drains the LUN's commands).
+ */
+extern struct mutex tcmx_acl_mutex;
+
 /* An ALUA target port group of a device (<dev>/alua/<name>). */
 struct tcmx_tg_pt_gp {
 	struct config_group	group;

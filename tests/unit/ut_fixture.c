@@ -215,6 +215,7 @@ void ut_fixture_reset(void)
 	ut_tpg.wwn = &ut_wwn;
 	ut_tpg.tag = 1;
 	ut_tpg.luns.slot = ut_slots;
+	INIT_LIST_HEAD(&ut_tpg.acls);		/* no node ACL */
 	/* demo mode: the nexus's map is the TPG's LUNs */
 	memset(&ut_nexus, 0, sizeof(ut_nexus));
 	ut_run_nexus = NULL;

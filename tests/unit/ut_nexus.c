@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 /*
  * Two I_T nexuses on one TPG LUN, as two iSCSI sessions of one initiator
  * (same name, two ISIDs) have them: each has its own unit attentions
@@ -309,6 +310,110 @@ static void nexus_spec_i_pt_compares(void)
 	nx_teardown();
 }
 
+/* node ACLs of the TPG, each mapping one LUN; none after the fixture */
+static struct tcmx_acl nx_acls[2];
+static struct tcmx_mapped_lun nx_mapped[2];
+static void *nx_acl_slots[2][UT_XA_MAX];
+
+static void nx_acl_add(unsigned int i, const char *name, u64 m,
+		       struct tcmx_lun *lun)
+{
+	memset(&nx_acls[i], 0, sizeof(nx_acls[i]));
+	memset(nx_acl_slots[i], 0, sizeof(nx_acl_slots[i]));
+	nx_acls[i].group.cg_item.ci_name = name;
+	nx_acls[i].tpg = &ut_tpg;
+	nx_acls[i].mapped.slot = nx_acl_slots[i];
+	nx_mapped[i] = (struct tcmx_mapped_lun){
+		.acl = &nx_acls[i], .id = m, .lun = lun,
+	};
+	nx_acl_slots[i][m] = &nx_mapped[i];
+	list_add_tail(&nx_acls[i].node, &ut_tpg.acls);
+}
+
+/* the registration of initiator port @name, @port_id through @lun */
+static struct tcmx_pr_reg *nx_reg(const char *name, const char *port_id,
+				  struct tcmx_lun *lun)
+{
+	struct tcmx_pr_reg *reg;
+
+	list_for_each_entry(reg, &ut_cdev.pr_regs, node)
+		if (reg->lun == lun && !strcmp(reg->name, name) &&
+		    !strcmp(reg->port_id, port_id))
+			return reg;
+	return NULL;
+}
+
+#define OTHER	"iqn.2026-12.org.example:other"
+#define ISID_C	",i,0x23d000000009"
+
+/*
+ * SPEC_I_PT names an initiator port with no session but a node ACL that
+ * maps the LUN (as 2): it is registered with the TransportID's ISID and
+ * its mapped LUN, and the registration waits for its I_T nexus, which has
+ * it when it logs in.  ALL_TG_PT registers the sender's initiator port
+ * through a target port its node ACL maps (LUN 5, as 1) with no session
+ * there.  As in-tree, which looks node ACLs up for both.
+ */
+static void nexus_register_through_acls(void)
+{
+	static const char *const tid_c[] = { OTHER ISID_C };
+	static void *nx_c_itls[UT_XA_MAX];
+	static struct tcmx_nexus nx_c;
+	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *itl;
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	/* no session, no node ACL of that name: refused */
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_c, 1);
+	EXPECT(register_tids_on(&ut_nexus, len),
+	       TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(list_empty(&ut_cdev.pr_regs));
+
+	nx_acl_add(0, OTHER, 2, &ut_luns[0]);
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_c, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	reg = nx_reg(OTHER, ISID_C, &ut_luns[0]);
+	CHECK(reg && reg->key == 0xa && reg->mapped_lun == 2 &&
+	      itl_a()->pr_reg && itl_a()->pr_reg != reg && !itl_b()->pr_reg);
+	/* READ FULL STATUS lists it, with its ISID */
+	EXPECT(on(&nx_b, C(0x5e, 3, 0, 0, 0, 0, 0, 2, 0, 0), 512, IN),
+	       TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x5e, 3, 0, 0, 0, 0, 0, 2, 0, 0), 512, IN),
+	       UT_GOOD);
+	CHECK(get_unaligned_be32(&ut_data[0]) == 1 &&
+	      memmem(ut_data, 512, OTHER ISID_C, sizeof(OTHER ISID_C) - 1));
+
+	/* its initiator logs in: the registration is its nexus's */
+	memset(&nx_c, 0, sizeof(nx_c));
+	memset(nx_c_itls, 0, sizeof(nx_c_itls));
+	nx_c.tpg = &ut_tpg;
+	nx_c.itls.slot = nx_c_itls;
+	strcpy(nx_c.name, OTHER);
+	strcpy(nx_c.port_id, ISID_C);
+	itl = tcmx_itl_add(&nx_c, 2, &ut_luns[0]);
+	CHECK(itl && itl->pr_reg == reg &&
+	      itl->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	tcmx_itl_del(&nx_c, 2);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+
+	/* ALL_TG_PT: A's node ACL maps LUN 5 as 1, A has no session there */
+	nx_acl_add(1, NAME, 1, &ut_luns[1]);
+	ut_out = nx_prout_param(0, 0xc);
+	nx_param[20] = ALL_TG_PT;
+	EXPECT(on(&ut_nexus, C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), 24, OUT),
+	       UT_GOOD);
+	reg = nx_reg(NAME, ISID_A, &ut_luns[1]);
+	CHECK(reg && reg->key == 0xc && reg->all_tg_pt &&
+	      reg->mapped_lun == 1 && itl_a()->pr_reg &&
+	      itl_a()->pr_reg->all_tg_pt);
+	EXPECT(prout_on(&ut_nexus, 3, 0xc, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
 void ut_test_nexus(void)
 {
 	nexus_unit_attentions();
@@ -318,4 +423,6 @@ void ut_test_nexus(void)
 	nexus_loss();
 	ut_fixture_reset();
 	nexus_spec_i_pt_compares();
+	ut_fixture_reset();
+	nexus_register_through_acls();
 }
