@@ -153,6 +153,7 @@ struct tcmx_cmd {
 	u8			sense_len;	/* valid bytes in ->sense */
 	bool			fua;
 	bool			pinned;		/* tcmx_cmd_pin() was called */
+	struct tcmx_itl		*itl;		/* the I_T_L nexus it pinned */
 	u64			start_ns;	/* only while tcmx:cmd_complete is on */
 	tcmx_execute_fn		execute;
 

@@ -67,6 +67,7 @@
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
+#include <linux/refcount.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
@@ -636,18 +637,39 @@ struct tcmx_itl {
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
 	struct rcu_head			rcu;
+	/*
+	 * itl.c: the commands of this I_T_L nexus pinned now (a backend's
+	 * deferred ones, EXTENDED COPY's access through it), which PREEMPT
+	 * AND ABORT waits for; references: the map entry's, one per pinned
+	 * command and per PREEMPT AND ABORT waiting (freed at the last)
+	 */
+	atomic_t			deferred;
+	refcount_t			ref;
 };
 
 /*
  * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for entry @id
  * (LUN @lun, linked), with POWER ON pending, before acl.c publishes the
  * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
- * unpublished (tcmx_cfs_mutex held for both).  tcmx_cmd_itl(): the state
+ * unpublished (tcmx_cfs_mutex held for both; a registered one waits for
+ * its pinned commands first, as PREEMPT AND ABORT would).  tcmx_cmd_itl(): the state
  * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
  * tcmx_itl_lock guards every device's itls and the queues; pr.c walks
  * them under it too.
  */
 extern spinlock_t tcmx_itl_lock;
+/*
+ * itl.c: pin the I_T_L nexus of entry @id of @n (LUN @lun) for a command
+ * that outlives its RCU section (NULL if the entry is gone: the command
+ * then runs unseen by PREEMPT AND ABORT, as one of an ended nexus does);
+ * unpin it (NULL: nothing) when the command is done, in any context.
+ * tcmx_itl_get() (on cd->itls, pr_mutex) and tcmx_itl_put() keep one.
+ */
+struct tcmx_itl *tcmx_itl_pin(struct tcmx_nexus *n, u64 id,
+			      struct tcmx_lun *lun);
+void tcmx_itl_unpin(struct tcmx_itl *itl);
+void tcmx_itl_get(struct tcmx_itl *itl);
+void tcmx_itl_put(struct tcmx_itl *itl);
 struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 			      struct tcmx_lun *lun);
 void tcmx_itl_del(struct tcmx_nexus *n, u64 id);

@@ -250,6 +250,8 @@ void ut_fixture_reset(void)
 		ut_itls[i].lun = &ut_luns[i];
 		ut_itls[i].dev = &ut_dev;
 		ut_itls[i].id = ut_luns[i].index;
+		/* the map entry's reference, never dropped: not allocated */
+		refcount_set(&ut_itls[i].ref, 1);
 		ut_itl_slots[ut_itls[i].id] = &ut_itls[i];
 		list_add_tail(&ut_itls[i].dev_node, &ut_cdev.itls);
 	}

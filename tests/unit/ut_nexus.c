@@ -414,6 +414,100 @@ static void nexus_register_through_acls(void)
 	nx_teardown();
 }
 
+/* a command of @n's entry @id deferred, pinned as tcmx_cmd_pin() does */
+static struct tcmx_itl *nx_pin(struct tcmx_nexus *n, u64 id)
+{
+	struct tcmx_lun *lun = &ut_luns[0];
+
+	atomic_inc(&lun->deferred);
+	atomic_inc(&n->deferred);
+	return tcmx_itl_pin(n, id, lun);
+}
+
+/* ... and done, as tcmx_complete_cmd() has it */
+static void nx_unpin(struct tcmx_nexus *n, struct tcmx_itl *itl)
+{
+	tcmx_itl_unpin(itl);
+	atomic_dec_and_test(&ut_luns[0].deferred);
+	atomic_dec_and_test(&n->deferred);
+}
+
+/*
+ * PREEMPT AND ABORT waits for the deferred commands of the I_T_L nexuses
+ * it preempts, and only for those: commands of its own nexus (A) and of
+ * another initiator's (C), on the same LUN, do not hold it up; one of the
+ * preempted nexus (B) does.
+ */
+static void nexus_preempt_and_abort_waits(void)
+{
+	static void *nx_c_itls[UT_XA_MAX];
+	static struct tcmx_nexus nx_c;
+	struct tcmx_itl *pa, *pb, *pc;
+
+	nx_setup();
+	memset(&nx_c, 0, sizeof(nx_c));
+	memset(nx_c_itls, 0, sizeof(nx_c_itls));
+	nx_c.tpg = &ut_tpg;
+	nx_c.itls.slot = nx_c_itls;
+	strcpy(nx_c.name, OTHER);
+	strcpy(nx_c.port_id, ISID_C);
+	CHECK(tcmx_itl_add(&nx_c, 0, &ut_luns[0]));
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(prout_on(&ut_nexus, 0, 0, 0xa, 0), UT_GOOD);
+	CHECK(itl_a()->pr_reg);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	EXPECT(prout_on(&ut_nexus, 1, 0xa, 0, 5), UT_GOOD);	/* WE_RO */
+	CHECK(ut_cdev.pr_holder == itl_a()->pr_reg);
+
+	pa = nx_pin(&ut_nexus, 0);
+	pc = nx_pin(&nx_c, 0);
+	CHECK(pa == itl_a() && pc && pa->ref.refs == 2 &&
+	      atomic_read(&pa->deferred) == 1);
+	ut_blocked_waits = 0;
+	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
+	CHECK(!ut_blocked_waits && !itl_b()->pr_reg &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_REG_PREEMPTED);
+	/* B registers again, has a command deferred: the preempt waits */
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), TCMX_SENSE_UA_REG_PREEMPTED);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	pb = nx_pin(&nx_b, B_LUN);
+	ut_blocked_waits = 0;
+	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
+	CHECK(ut_blocked_waits == 1 && !itl_b()->pr_reg);
+	/* the references it held are back */
+	CHECK(pb == itl_b() && pb->ref.refs == 2 && pa->ref.refs == 2);
+	nx_unpin(&nx_b, pb);
+	nx_unpin(&ut_nexus, pa);
+	nx_unpin(&nx_c, pc);
+	CHECK(itl_a()->ref.refs == 1 && itl_b()->ref.refs == 1 &&
+	      !atomic_read(&ut_luns[0].deferred));
+
+	/*
+	 * A registered I_T_L nexus leaving its map waits for its deferred
+	 * commands, which a PREEMPT AND ABORT would wait for until then; one
+	 * not registered (C) does not.
+	 */
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), TCMX_SENSE_UA_REG_PREEMPTED);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	pb = nx_pin(&nx_b, B_LUN);
+	ut_blocked_waits = 0;
+	tcmx_itl_del(&nx_b, B_LUN);
+	CHECK(ut_blocked_waits == 1 && !itl_b() && pb->ref.refs == 1);
+	nx_unpin(&nx_b, pb);
+	pc = nx_pin(&nx_c, 0);
+	ut_blocked_waits = 0;
+	tcmx_itl_del(&nx_c, 0);
+	CHECK(!ut_blocked_waits && pc->ref.refs == 1);
+	nx_unpin(&nx_c, pc);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
 void ut_test_nexus(void)
 {
 	nexus_unit_attentions();
@@ -425,4 +519,6 @@ void ut_test_nexus(void)
 	nexus_spec_i_pt_compares();
 	ut_fixture_reset();
 	nexus_register_through_acls();
+	ut_fixture_reset();
+	nexus_preempt_and_abort_waits();
 }

@@ -465,9 +465,28 @@ static inline bool percpu_ref_tryget_live(struct percpu_ref *r)
 }
 static inline void percpu_ref_put(struct percpu_ref *r) { r->count--; }
 #define atomic_read(a)		((a)->counter)
+#define atomic_set(a, n)	((void)((a)->counter = (n)))
 #define HZ			100
-/* one thread: what it waits for is there already */
-#define wait_var_event_timeout(var, cond, t)	((cond) ? (t) : 0)
+/*
+ * one thread: nothing can come that a wait would wait for; one that would
+ * block is counted in ut_blocked_waits and returns as if it had ended
+ */
+extern int ut_blocked_waits;
+#define wait_var_event_timeout(var, cond, t)				\
+	((cond) ? (t) : (ut_blocked_waits++, (t)))
+#define wait_var_event(var, cond)	((void)((cond) || ut_blocked_waits++))
+/* a reference count: kfree_rcu() frees at once, so no use after it */
+typedef struct { int refs; } refcount_t;
+static inline void refcount_set(refcount_t *r, int n) { r->refs = n; }
+static inline void refcount_inc(refcount_t *r) { r->refs++; }
+static inline bool refcount_inc_not_zero(refcount_t *r)
+{
+	return r->refs ? (r->refs++, true) : false;
+}
+static inline bool refcount_dec_and_test(refcount_t *r)
+{
+	return --r->refs == 0;
+}
 
 /* pr.c's APTPL file, kept in a real file (ut_stubs.c) */
 #define IS_ERR(p)		((unsigned long)(p) >= (unsigned long)-4095)
