@@ -22,7 +22,7 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <linux/xarray.h>
-#include "tcmx_core.h"
+#include "itl.h"
 
 struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 			      struct tcmx_lun *lun)

@@ -7,7 +7,7 @@
 #ifndef TCMX_PR_H
 #define TCMX_PR_H
 
-#include "tcmx_core.h"
+#include "itl.h"
 
 /* PERSISTENT RESERVE IN service actions */
 #define PRI_READ_KEYS		0x00

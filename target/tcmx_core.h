@@ -67,7 +67,6 @@
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
-#include <linux/refcount.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
@@ -114,14 +113,7 @@ struct tcmx_mapped_lun {
 	struct tcmx_lun		*lun;		/* the symlink's; NULL: none */
 	bool			write_protect;
 };
-
-/*
- * acl.c: taken inside tcmx_cfs_mutex around each change of a TPG's acls,
- * an ACL's mapped entries and their LUNs, so that PR (pr_match.c) reads
- * them from a command, which may not wait for tcmx_cfs_mutex (a LUN's
- * unlink holds it while it drains the LUN's commands).
- */
-extern struct mutex tcmx_acl_mutex;
+extern struct mutex tcmx_acl_mutex;	/* acl.c: ACL changes, for pr_match.c */
 
 /* An ALUA target port group of a device (<dev>/alua/<name>). */
 struct tcmx_tg_pt_gp {
@@ -622,10 +614,8 @@ enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
  * device's itls (under tcmx_itl_lock) meanwhile.  Unit attentions pending,
  * highest priority first (enum tcmx_sense codes, under tcmx_itl_lock;
  * ua_count is read locklessly as the "pending" flag).  pr_reg (pr.c): the
- * registration of this I_T nexus, or NULL; written under the device's
- * pr_mutex, pr_lock and (once published) pr_seq, read by the gate without
- * a lock.  The device's itls list changes under both tcmx_itl_lock and
- * pr_mutex: either holds it still.
+ * registration of this I_T nexus, or NULL; written under pr_mutex, pr_lock
+ * and pr_seq, read by the gate without a lock.  deferred, ref: itl.h.
  */
 struct tcmx_itl {
 	struct tcmx_nexus		*nexus;
@@ -637,13 +627,7 @@ struct tcmx_itl {
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
 	struct rcu_head			rcu;
-	/*
-	 * itl.c: the commands of this I_T_L nexus pinned now (a backend's
-	 * deferred ones, EXTENDED COPY's access through it), which PREEMPT
-	 * AND ABORT waits for; references: the map entry's, one per pinned
-	 * command and per PREEMPT AND ABORT waiting (freed at the last)
-	 */
-	atomic_t			deferred;
+	atomic_t			deferred;	/* pinned commands */
 	refcount_t			ref;
 };
 
@@ -651,25 +635,12 @@ struct tcmx_itl {
  * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for entry @id
  * (LUN @lun, linked), with POWER ON pending, before acl.c publishes the
  * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
- * unpublished (tcmx_cfs_mutex held for both; a registered one waits for
- * its pinned commands first, as PREEMPT AND ABORT would).  tcmx_cmd_itl(): the state
+ * unpublished (tcmx_cfs_mutex held for both).  tcmx_cmd_itl(): the state
  * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
- * tcmx_itl_lock guards every device's itls and the queues; pr.c walks
- * them under it too.
+ * tcmx_itl_lock guards the queues and, with pr_mutex, every device's itls
+ * (either lock holds the list still: pr.c walks it under pr_mutex).
  */
 extern spinlock_t tcmx_itl_lock;
-/*
- * itl.c: pin the I_T_L nexus of entry @id of @n (LUN @lun) for a command
- * that outlives its RCU section (NULL if the entry is gone: the command
- * then runs unseen by PREEMPT AND ABORT, as one of an ended nexus does);
- * unpin it (NULL: nothing) when the command is done, in any context.
- * tcmx_itl_get() (on cd->itls, pr_mutex) and tcmx_itl_put() keep one.
- */
-struct tcmx_itl *tcmx_itl_pin(struct tcmx_nexus *n, u64 id,
-			      struct tcmx_lun *lun);
-void tcmx_itl_unpin(struct tcmx_itl *itl);
-void tcmx_itl_get(struct tcmx_itl *itl);
-void tcmx_itl_put(struct tcmx_itl *itl);
 struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 			      struct tcmx_lun *lun);
 void tcmx_itl_del(struct tcmx_nexus *n, u64 id);
@@ -698,14 +669,6 @@ void tcmx_ua_dev_others(struct tcmx_dev *dev, struct tcmx_cmd *cmd,
 			enum tcmx_sense code);
 bool tcmx_ua_take(struct tcmx_cmd *cmd, bool clear, enum tcmx_sense *code);
 void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev);
-/*
- * ua.c: the one walk of @dev's I_T_L nexuses for unit attentions: @code
- * (TCMX_SENSE_NO_SENSE: drop what is pending) on each that @match, given
- * @arg, says (under tcmx_itl_lock, interrupts off: no name compares)
- */
-typedef bool (*tcmx_itl_match_fn)(const struct tcmx_itl *itl, const void *arg);
-void tcmx_ua_each(struct tcmx_dev *dev, tcmx_itl_match_fn match,
-		  const void *arg, enum tcmx_sense code);
 
 /*
  * Integrity limits, for the block limits VPD page too: COMPARE AND WRITE

@@ -18,7 +18,7 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_proto.h>
-#include "tcmx_core.h"
+#include "itl.h"
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 

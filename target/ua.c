@@ -27,7 +27,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
-#include "tcmx_core.h"
+#include "itl.h"
 
 DEFINE_SPINLOCK(tcmx_itl_lock);
 

@@ -36,7 +36,7 @@
 #include <linux/xarray.h>
 #include "compat.h"
 #include <scsi/scsi_proto.h>
-#include "tcmx_core.h"
+#include "itl.h"
 
 #define XC_HDR_LEN		16	/* parameter list header */
 #define XC_CSCD_LEN		32	/* an identification CSCD descriptor */
