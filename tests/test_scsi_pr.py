@@ -7,6 +7,7 @@ WRITE EXCLUSIVE - REGISTRANTS ONLY and its conflicts, PREEMPT and the
 unit attentions it leaves, RELEASE, CLEAR, RESERVE(6)/RELEASE(6), the
 pr/ files, sg_persist, and libiscsi's PR and Reserve6 suites."""
 import errno
+import glob
 import hashlib
 import os
 import subprocess
@@ -15,6 +16,7 @@ import time
 import pytest
 
 import tcmxlib
+from tcmxlib import iscsi
 from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, prin, prout, rd,
                      sgcmd, wr)
 from tcmxlib import (CHECK, CONFLICT, GOOD, INVALID_FIELD, REG_PREEMPTED,
@@ -755,12 +757,28 @@ def iscsi_tid(name):
     return bytes([0x05, 0]) + len(n).to_bytes(2, "big") + n
 
 
+INI_C = "iqn.2026-12.test.tcmx:initiator-c"
+NEXUS_LOSS = (0x6, 0x29, 0x07)
+
+
+def session_sg(sess, timeout=60):
+    """/dev/sgN of LUN 0 of an iSCSI session (sd kept off)."""
+    dev = os.path.realpath(sess["path"] + "/device")
+    end = time.monotonic() + timeout
+    while True:
+        sg = glob.glob(dev + "/target*/*:*:*:0/scsi_generic/*")
+        if sg and os.path.exists("/dev/" + os.path.basename(sg[0])):
+            return "/dev/" + os.path.basename(sg[0])
+        assert time.monotonic() < end, "no sg for session %d" % sess["sid"]
+        time.sleep(0.2)
+
+
 @pytest.fixture
 def one_lun_two_sessions(stack):
     """One ramdisk as LUN 0 of one iSCSI TPG, which node ACLs of INI_A,
     INI_B and INI_C map; INI_A and INI_B logged in (two I_T nexuses
-    through one target port), INI_C not: {a, b: /dev/sgN, iqn}."""
-    from tcmxlib import iscsi
+    through one target port), INI_C not; sd kept off, the power-on unit
+    attentions taken: {a, b: /dev/sgN, sa, sb: sessions, ini, iqn}."""
     why = iscsi.missing()
     if why is not None:
         pytest.skip(str(why))
@@ -769,26 +787,41 @@ def one_lun_two_sessions(stack):
         t = iscsi.target()
         tpg = iscsi.tpg(t, 1)
         iscsi.rd_lun(tpg, 0, 16 * MiB, name="pr1")
-        for ini in (iscsi.INI_A, iscsi.INI_B, INI_C):
-            iscsi.acl(tpg, ini, maps=[(0, 0)])
+        for name in (iscsi.INI_A, iscsi.INI_B, INI_C):
+            iscsi.acl(tpg, name, maps=[(0, 0)])
         iscsi.enable(tpg)
         iqn = os.path.basename(t)
-        with iscsi.Initiator(iscsi.INI_A) as ini:
+        with tcmxlib.sd_off(), iscsi.Initiator(iscsi.INI_A) as ini:
             ini.iface("ia", iscsi.INI_A)
             ini.iface("ib", iscsi.INI_B)
             ini.discover(iscsi.ADDR1, ifaces=("ia", "ib"))
             sa = ini.login(iqn, iscsi.ADDR1, iface="ia")
             sb = ini.login(iqn, iscsi.ADDR1, iface="ib")
-            a, b = iscsi.luns(sa, 1)[0][1], iscsi.luns(sb, 1)[0][1]
+            a, b = session_sg(sa), session_sg(sb)
             tcmxlib.ua_clear(a)
             tcmxlib.ua_clear(b)
-            yield dict(a=a, b=b, iqn=iqn)
+            yield dict(a=a, b=b, sa=sa, sb=sb, ini=ini, iqn=iqn)
     finally:
         iscsi.unload()
 
 
-INI_C = "iqn.2026-12.test.tcmx:initiator-c"
-
+def test_registered_nexus_that_comes_back_hears_nexus_loss(
+        one_lun_two_sessions):
+    """SPEC_I_PT from A registers every port of INI_B (a TransportID
+    without ISID), B's session among them. B logs out and in again: the
+    registration is its new nexus's, whose first command hears 06/29/07
+    I_T NEXUS LOSS OCCURRED (SAM-5), not 29/00 POWER ON."""
+    d = one_lun_two_sessions
+    a, b = d["a"], d["b"]
+    assert register_tids(a, 0xa, 0x08, [iscsi_tid(iscsi.INI_B)]) == \
+        (GOOD, None)
+    assert prin(b, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
+    d["ini"].logout(d["sb"])
+    b = session_sg(d["ini"].login(d["iqn"], iscsi.ADDR1, iface="ib"))
+    assert tcmxlib.ua_clear(b) == [NEXUS_LOSS]
+    # registered still: its key clears
+    assert prout(b, 3, key=0xa) == (GOOD, None)
+    assert prin(a, 0)[4:8] == bytes(4)
 
 def test_preempt_and_abort_through_the_preempted_nexus_port(
         one_lun_two_sessions):
@@ -800,6 +833,7 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
     (it used to wait for every command on the LUN, its own included)."""
     import threading
     a, b = one_lun_two_sessions["a"], one_lun_two_sessions["b"]
+    assert prin(a, 0)[4:8] == bytes(4)
     assert register_tids(a, 0xa, 0x08, [iscsi_tid(INI_C)]) == (GOOD, None)
     assert prin(a, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
     assert prout(b, 0, sa_key=0xb) == (GOOD, None)
