@@ -12,7 +12,9 @@
  * receiving port, or any with ALL_TG_PT); a TransportID with an ISID
  * names that port of the initiator, one without every port of the name.
  * ALL_TG_PT registers the sending initiator port through every target
- * port of the device it has an I_T nexus through.
+ * port of the device it has an I_T nexus through.  Where there is no
+ * session, a node ACL that maps the LUN names the I_T nexus to be
+ * (pr_match.c): its registration waits for it.
  *
  * PREEMPT AND ABORT preempts as PREEMPT does, then waits until every
  * command of the preempted I_T nexuses to the logical unit that the gate
@@ -115,9 +117,9 @@ static void pr_register_port(struct tcmx_cmd *cmd, struct pr_out *o)
  * SPEC_I_PT (SPC-4 5.13.7): each TransportID names an initiator port; it
  * is registered through the receiving target port, or with ALL_TG_PT
  * through every target port of the device.  Every TransportID must name a
- * nexus of the device: pr_out_tids() checked them all and found the
- * nexuses before the state lock.  Nexuses already registered keep their
- * registration.
+ * nexus of the device, or one a node ACL makes possible: pr_out_tids()
+ * checked them all and found the nexuses before the state lock.  Nexuses
+ * already registered keep their registration.
  */
 static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
 					 struct pr_out *o)
