@@ -786,7 +786,9 @@ def one_lun_two_sessions(stack):
     try:
         t = iscsi.target()
         tpg = iscsi.tpg(t, 1)
-        iscsi.rd_lun(tpg, 0, 16 * MiB, name="pr1")
+        _, so = iscsi.rd_lun(tpg, 0, 16 * MiB, name="pr1")
+        # TransportIDs without ISID (the in-tree refuses them otherwise)
+        wr(so + "/attrib/enforce_pr_isids", "0")
         for name in (iscsi.INI_A, iscsi.INI_B, INI_C):
             iscsi.acl(tpg, name, maps=[(0, 0)])
         iscsi.enable(tpg)
