@@ -164,10 +164,10 @@ static bool pr_acl_is_sender(struct tcmx_lun *lun, const char *name,
 /*
  * cd->lock and pr_mutex held: does an I_T nexus through @lun have the
  * initiator port the TransportID at @tid names, or a node ACL of its name
- * map @lun?  Its mapped LUN into
- * *@mapped.  cd->itls changes only under pr_mutex too (pr.c), and an I_T_L
- * nexus's initiator port stays registered while it is on the list, so the
- * walk takes no spinlock: the compares run with interrupts on.
+ * map @lun?  Its mapped LUN into *@mapped.  cd->itls changes only under
+ * pr_mutex too (pr.c), and an I_T_L nexus's initiator port stays
+ * registered while it is on the list, so the walk takes no spinlock: the
+ * compares run with interrupts on.
  */
 static bool pr_tid_reaches(struct tcmx_lun *lun, const u8 *tid, u32 len,
 			   u64 *mapped)
