@@ -821,8 +821,9 @@ def test_registered_nexus_that_comes_back_hears_nexus_loss(
     d["ini"].logout(d["sb"])
     b = session_sg(d["ini"].login(d["iqn"], iscsi.ADDR1, iface="ib"))
     assert tcmxlib.ua_clear(b) == [NEXUS_LOSS]
-    # registered still: its key clears
+    # registered still: its key clears, A hears so
     assert prout(b, 3, key=0xa) == (GOOD, None)
+    assert tcmxlib.ua_clear(a) == [RES_PREEMPTED]
     assert prin(a, 0)[4:8] == bytes(4)
 
 def test_preempt_and_abort_through_the_preempted_nexus_port(
