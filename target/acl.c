@@ -32,6 +32,9 @@
 #include <linux/wait_bit.h>
 #include "tcmx_core.h"
 
+/* inside tcmx_cfs_mutex: what PR reads of the ACLs (tcmx_core.h) */
+DEFINE_MUTEX(tcmx_acl_mutex);
+
 /* ------------------------------------------------------------------ */
 /* the maps                                                            */
 /* ------------------------------------------------------------------ */
@@ -397,7 +400,9 @@ static int tcmx_mapped_allow_link(struct config_item *item,
 	} else {
 		/* a new mapping: its statistics start again, as in-tree */
 		tcmx_stats_mapped_restart(m);
+		mutex_lock(&tcmx_acl_mutex);
 		m->lun = lun;
+		mutex_unlock(&tcmx_acl_mutex);
 		tcmx_acl_sync_maps(tpg);
 	}
 	mutex_unlock(&tcmx_cfs_mutex);
@@ -410,7 +415,9 @@ static void tcmx_mapped_drop_link(struct config_item *item,
 	struct tcmx_mapped_lun *m = to_mapped(item);
 
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	m->lun = NULL;
+	mutex_unlock(&tcmx_acl_mutex);
 	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 }
@@ -493,7 +500,9 @@ static struct config_group *tcmx_mapped_make(struct config_group *group,
 	ret = tcmx_stats_mapped_init(m);
 	if (!ret) {
 		mutex_lock(&tcmx_cfs_mutex);
+		mutex_lock(&tcmx_acl_mutex);
 		ret = xa_insert(&acl->mapped, id, m, GFP_KERNEL);
+		mutex_unlock(&tcmx_acl_mutex);
 		mutex_unlock(&tcmx_cfs_mutex);
 	}
 	if (ret) {
@@ -513,7 +522,9 @@ static void tcmx_mapped_drop(struct config_group *group,
 	struct tcmx_mapped_lun *m = to_mapped(item);
 
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	xa_erase(&m->acl->mapped, m->id);
+	mutex_unlock(&tcmx_acl_mutex);
 	tcmx_acl_sync_maps(m->acl->tpg);
 	mutex_unlock(&tcmx_cfs_mutex);
 	config_item_put(item);
@@ -601,7 +612,9 @@ static struct config_group *tcmx_acl_make(struct config_group *group,
 
 	/* the initiator's nexuses leave demo mode: nothing mapped yet */
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	list_add_tail(&acl->node, &tpg->acls);
+	mutex_unlock(&tcmx_acl_mutex);
 	list_for_each_entry(n, &tpg->nexuses, node)
 		if (!strcmp(n->name, name))
 			n->acl = acl;
@@ -620,7 +633,9 @@ static void tcmx_acl_drop(struct config_group *group, struct config_item *item)
 	if (acl->tpg->ops->drop_acl)
 		acl->tpg->ops->drop_acl(acl);
 	mutex_lock(&tcmx_cfs_mutex);
+	mutex_lock(&tcmx_acl_mutex);
 	list_del(&acl->node);
+	mutex_unlock(&tcmx_acl_mutex);
 	list_for_each_entry(n, &acl->tpg->nexuses, node)
 		if (n->acl == acl)
 			n->acl = NULL;

@@ -2,17 +2,27 @@
 /*
  * The life of an I_T_L nexus's state (struct tcmx_itl): made with each
  * entry of an I_T nexus's map before acl.c publishes it, ended once it is
- * unpublished, freed a grace period later (the gate may still read it in
- * a command that found the entry before).  pr.c puts it on and takes it
- * off its device's list, under the PR lock, so that no change of the
- * registrations misses it; ua.c keeps its unit attentions.
+ * unpublished, freed a grace period after its last reference goes (the
+ * gate may still read it in a command that found the entry before).  pr.c
+ * puts it on and takes it off its device's list, under the PR lock, so
+ * that no change of the registrations misses it; ua.c keeps its unit
+ * attentions.
+ *
+ * A command that outlives its RCU section (deferred, or EXTENDED COPY's
+ * access through another LUN of its nexus) pins its I_T_L nexus: a
+ * reference and a count, so that PREEMPT AND ABORT waits for the
+ * preempted I_T_L nexuses' commands and for no other.  That is on a
+ * deferred command's path only: a lookup in the nexus's xarray and two
+ * atomics each way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <linux/xarray.h>
-#include "tcmx_core.h"
+#include "itl.h"
 
 struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 			      struct tcmx_lun *lun)
@@ -26,6 +36,8 @@ struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 	itl->lun = lun;
 	itl->dev = lun->dev;
 	itl->id = id;
+	atomic_set(&itl->deferred, 0);
+	refcount_set(&itl->ref, 1);		/* the map entry's */
 	/* no command finds it before acl.c publishes the map entry */
 	if (xa_err(xa_store(&n->itls, id, itl, GFP_KERNEL))) {
 		kfree(itl);
@@ -38,11 +50,61 @@ struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 
 void tcmx_itl_del(struct tcmx_nexus *n, u64 id)
 {
-	struct tcmx_itl *itl = xa_erase(&n->itls, id);
+	struct tcmx_itl *itl = xa_load(&n->itls, id);
 
 	if (!itl)
 		return;
+	/*
+	 * A registered one can be preempted until it is off its device's
+	 * list: PREEMPT AND ABORT must see its commands until they are done.
+	 * Those that found the entry before it was unpublished have pinned
+	 * it a grace period later (it is still in n->itls), then finish.
+	 */
+	if (READ_ONCE(itl->pr_reg)) {
+		synchronize_rcu();
+		wait_var_event(&itl->deferred, !atomic_read(&itl->deferred));
+	}
 	/* off the list, its unit attentions dropped: an I_T nexus loss */
 	tcmx_pr_itl_gone(itl);
-	kfree_rcu(itl, rcu);
+	xa_erase(&n->itls, id);
+	tcmx_itl_put(itl);
+}
+
+void tcmx_itl_get(struct tcmx_itl *itl)
+{
+	refcount_inc(&itl->ref);
+}
+
+void tcmx_itl_put(struct tcmx_itl *itl)
+{
+	if (refcount_dec_and_test(&itl->ref))
+		kfree_rcu(itl, rcu);
+}
+
+/*
+ * Found under RCU, the I_T_L nexus is not freed yet; its map entry's
+ * reference may be gone already: then it is not pinned.
+ */
+struct tcmx_itl *tcmx_itl_pin(struct tcmx_nexus *n, u64 id,
+			      struct tcmx_lun *lun)
+{
+	struct tcmx_itl *itl;
+
+	rcu_read_lock();
+	itl = xa_load(&n->itls, id);
+	if (itl && (itl->lun != lun || !refcount_inc_not_zero(&itl->ref)))
+		itl = NULL;
+	rcu_read_unlock();
+	if (itl)
+		atomic_inc(&itl->deferred);
+	return itl;
+}
+
+void tcmx_itl_unpin(struct tcmx_itl *itl)
+{
+	if (!itl)
+		return;
+	if (atomic_dec_and_test(&itl->deferred))
+		wake_up_var(&itl->deferred);
+	tcmx_itl_put(itl);
 }

@@ -203,60 +203,69 @@ static bool pr_itl_is(struct tcmx_itl *itl, const struct tcmx_pr_reg *reg)
 			 itl->nexus->port_id);
 }
 
-/* the I_T_L nexuses of @reg's I_T nexus point to it from now on */
+/*
+ * The I_T_L nexuses of @reg's I_T nexus point to it from now on.  pr_mutex
+ * and the state lock held: cd->itls only changes under pr_mutex
+ * (tcmx_pr_itl_new(), tcmx_pr_itl_gone()), and itl->pr_reg only under
+ * pr_lock, which every other reader but the gate (pr_seq) holds, so the
+ * walk needs no tcmx_itl_lock.
+ */
 void pr_reg_attach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg)
 {
 	struct tcmx_itl *itl;
-	unsigned long flags;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	list_move_tail(&reg->node, &cd->pr_regs);
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
 	list_for_each_entry(itl, &cd->itls, dev_node)
 		if (!itl->pr_reg && pr_itl_is(itl, reg))
 			WRITE_ONCE(itl->pr_reg, reg);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
-/* @to NULL: off every list */
+/* @to NULL: off every list; the locks as for pr_reg_attach() */
 void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
 		   struct list_head *to)
 {
 	struct tcmx_itl *itl;
-	unsigned long flags;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	if (to)
 		list_move_tail(&reg->node, to);
 	else
 		list_del_init(&reg->node);
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
 	list_for_each_entry(itl, &cd->itls, dev_node)
 		if (itl->pr_reg == reg)
 			WRITE_ONCE(itl->pr_reg, NULL);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
 }
 
 /*
  * A new I_T_L nexus, not yet published: the registration of its I_T
- * nexus, and onto the device's list under pr_lock, so that no change of
- * the registrations misses it.
+ * nexus, and onto the device's list under pr_mutex and pr_lock, so that
+ * no change of the registrations misses it and PR's walks of the list
+ * (pr_match.c) may compare names with only pr_mutex held.
  */
 void tcmx_pr_itl_new(struct tcmx_itl *itl)
 {
 	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
+	enum tcmx_sense code = TCMX_SENSE_UA_POWER_ON;
 	struct tcmx_pr_reg *reg;
 
+	mutex_lock(&cd->pr_mutex);
 	spin_lock_irq(&cd->pr_lock);
 	list_for_each_entry(reg, &cd->pr_regs, node)
 		if (pr_itl_is(itl, reg)) {
 			itl->pr_reg = reg;
+			/* its registration outlived it: the nexus was lost */
+			if (reg->nexus_lost)
+				code = TCMX_SENSE_UA_I_T_NEXUS_LOSS;
 			break;
 		}
 	spin_lock(&tcmx_itl_lock);
 	list_add_tail(&itl->dev_node, &cd->itls);
 	/* a new I_T nexus to the logical unit, as SAM-5 6.3.1 has it */
-	tcmx_ua_itl_locked(itl, TCMX_SENSE_UA_POWER_ON);
+	tcmx_ua_itl_locked(itl, code);
 	spin_unlock(&tcmx_itl_lock);
 	spin_unlock_irq(&cd->pr_lock);
+	mutex_unlock(&cd->pr_mutex);
 }
 
 bool pr_spc2_other(struct tcmx_core_dev *cd, struct tcmx_cmd *cmd)
@@ -275,7 +284,9 @@ static void pr_spc2_clear(struct tcmx_core_dev *cd)
  * An I_T_L nexus leaves its map (its session ended, or the mapping went):
  * off the device's list with its unit attentions, and for its I_T nexus
  * an I_T nexus loss, which ends an SPC-2 reservation it held;
- * registrations stay (SPC-4 5.13.2).
+ * registrations stay (SPC-4 5.13.2), and remember the loss: an I_T nexus
+ * that has one again starts with I_T NEXUS LOSS OCCURRED (29/07) rather
+ * than POWER ON.  Nothing of this is on the command path.
  */
 void tcmx_pr_itl_gone(struct tcmx_itl *itl)
 {
@@ -288,6 +299,8 @@ void tcmx_pr_itl_gone(struct tcmx_itl *itl)
 	list_del(&itl->dev_node);
 	tcmx_ua_itl_clear(itl);
 	spin_unlock(&tcmx_itl_lock);
+	if (itl->pr_reg)
+		itl->pr_reg->nexus_lost = true;
 	if (cd->spc2_holder == itl->lun && cd->spc2_nexus == itl->nexus) {
 		pr_spc2_clear(cd);
 		pr_update_gate(itl->dev);
@@ -372,17 +385,15 @@ void tcmx_pr_lun_reset(struct tcmx_dev *dev)
 	spin_unlock_irqrestore(&cd->pr_lock, flags);
 }
 
+static bool pr_itl_has(const struct tcmx_itl *itl, const void *reg)
+{
+	return itl->pr_reg == reg;
+}
+
 void pr_ua_reg(struct tcmx_dev *dev, struct tcmx_pr_reg *reg,
 	       enum tcmx_sense code)
 {
-	struct tcmx_itl *itl;
-	unsigned long flags;
-
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
-	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
-		if (itl->pr_reg == reg)
-			tcmx_ua_itl_locked(itl, code);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+	tcmx_ua_each(dev, pr_itl_has, reg, code);
 }
 
 void pr_ua_others(struct tcmx_dev *dev, struct tcmx_pr_reg *except,

@@ -7,7 +7,7 @@
 #ifndef TCMX_PR_H
 #define TCMX_PR_H
 
-#include "tcmx_core.h"
+#include "itl.h"
 
 /* PERSISTENT RESERVE IN service actions */
 #define PRI_READ_KEYS		0x00
@@ -47,7 +47,11 @@ struct tcmx_pr_reg {
 	u64			key;
 	u32			generation;	/* PRgeneration when registered */
 	bool			all_tg_pt;	/* made by REGISTER ALL_TG_PT */
-	bool			held;		/* PREEMPT AND ABORT's ref */
+	/*
+	 * An I_T nexus of it ended (under pr_lock): one that comes back
+	 * hears I_T NEXUS LOSS OCCURRED, not POWER ON (SAM-5 6.3.4)
+	 */
+	bool			nexus_lost;
 	u64			mapped_lun;	/* @lun as the initiator maps it */
 	char			name[TCMX_NAME_LEN];
 	char			port_id[TCMX_PORT_ID_LEN];
@@ -176,6 +180,14 @@ struct pr_out {
 	u32			nnamed;
 	u32			tid_bad;
 	struct pr_nx		move_to;
+	/*
+	 * PREEMPT AND ABORT: the preempted I_T_L nexuses (@held, @nheld,
+	 * each with a reference) whose pinned commands it waits for; @own,
+	 * the one the command itself pinned, if it is among them
+	 */
+	struct tcmx_itl		**held;
+	u32			nheld;
+	struct tcmx_itl		*own;
 };
 
 #define PR_TID_OK		U32_MAX	/* o->tid_bad: none */

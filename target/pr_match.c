@@ -12,8 +12,9 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include "compat.h"
 #include <scsi/scsi_proto.h>
@@ -99,59 +100,125 @@ static bool pr_tid_matches(struct tcmx_lun *lun, const char *name,
 }
 
 /*
- * cd->lock held: does an I_T nexus through @lun have the initiator port
- * the TransportID at @tid names?  Its mapped LUN into *@mapped.
+ * cd->lock and pr_mutex held: the lowest number a node ACL of @lun's TPG
+ * whose name @named accepts (with @arg) maps @lun as, into *@mapped; false
+ * if none maps it.  Its initiator reaches @lun as soon as it logs in, so a
+ * registration made for it waits for its I_T nexus, as an APTPL one does
+ * (in-tree, SPEC_I_PT, ALL_TG_PT and REGISTER AND MOVE look node ACLs up,
+ * not sessions).  Under tcmx_acl_mutex, not tcmx_cfs_mutex: a LUN's unlink
+ * holds that while it drains this very command.
+ */
+typedef bool (*pr_acl_named_fn)(struct tcmx_lun *lun, const char *name,
+				const void *arg);
+
+static bool pr_acl_maps(struct tcmx_lun *lun, pr_acl_named_fn named,
+			const void *arg, u64 *mapped)
+{
+	struct tcmx_mapped_lun *m;
+	struct tcmx_acl *acl;
+	unsigned long id;
+	bool found = false;
+
+	mutex_lock(&tcmx_acl_mutex);
+	list_for_each_entry(acl, &lun->tpg->acls, node) {
+		if (!named(lun, tcmx_acl_name(acl), arg))
+			continue;
+		xa_for_each(&acl->mapped, id, m)
+			if (READ_ONCE(m->lun) == lun) {
+				*mapped = id;
+				found = true;
+				break;
+			}
+		if (found)
+			break;
+	}
+	mutex_unlock(&tcmx_acl_mutex);
+	return found;
+}
+
+/* a TransportID and the initiator port it names, for pr_acl_maps() */
+struct pr_acl_tid {
+	const u8		*tid;
+	u32			len;
+	struct pr_ident		id;
+};
+
+/* the TransportID names an initiator port of node ACL @name (any ISID) */
+static bool pr_acl_tid_names(struct tcmx_lun *lun, const char *name,
+			     const void *arg)
+{
+	const struct pr_acl_tid *t = arg;
+
+	return pr_tid_matches(lun, name, t->id.port_id, t->tid, t->len);
+}
+
+/* node ACL @name is the sending initiator port's */
+static bool pr_acl_is_sender(struct tcmx_lun *lun, const char *name,
+			     const void *arg)
+{
+	const struct pr_out *o = arg;
+
+	return !strcmp(name, o->name);
+}
+
+/*
+ * cd->lock and pr_mutex held: does an I_T nexus through @lun have the
+ * initiator port the TransportID at @tid names, or a node ACL of its name
+ * map @lun?  Its mapped LUN into *@mapped.  cd->itls changes only under
+ * pr_mutex too (pr.c), and an I_T_L nexus's initiator port stays
+ * registered while it is on the list, so the walk takes no spinlock: the
+ * compares run with interrupts on.
  */
 static bool pr_tid_reaches(struct tcmx_lun *lun, const u8 *tid, u32 len,
 			   u64 *mapped)
 {
 	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
+	struct pr_acl_tid t = { tid, len };
 	struct tcmx_itl *itl;
-	bool found = false;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	*mapped = lun->index;
 	if (pr_per_tpg(lun))
 		return pr_tid_matches(lun, "", "", tid, len);
-	spin_lock_irq(&tcmx_itl_lock);
 	list_for_each_entry(itl, &cd->itls, dev_node) {
 		if (itl->lun != lun ||
 		    !pr_tid_matches(lun, itl->nexus->name, itl->nexus->port_id,
 				    tid, len))
 			continue;
 		*mapped = itl->id;
-		found = true;
-		break;
+		return true;
 	}
-	spin_unlock_irq(&tcmx_itl_lock);
-	return found;
+	if (len < PRI_TID_ISCSI_HDR)
+		return false;
+	pr_tid_ident(tid, len, &t.id);
+	return pr_acl_maps(lun, pr_acl_tid_names, &t, mapped);
 }
 
 /*
- * cd->lock held: does the sending initiator port have an I_T nexus
- * through @lun?  Its mapped LUN into *@mapped.
+ * cd->lock and pr_mutex held: does the sending initiator port have an I_T
+ * nexus through @lun, or a node ACL of its name of the same fabric map
+ * @lun?  Its mapped LUN into *@mapped.  The walk as above.
  */
 static bool pr_port_reaches(struct tcmx_cmd *cmd, struct pr_out *o,
 			    struct tcmx_lun *lun, u64 *mapped)
 {
 	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
 	struct tcmx_itl *itl;
-	bool found = false;
 
+	lockdep_assert_held(&cd->pr_mutex);
 	*mapped = lun->index;
 	if (pr_per_tpg(lun))
 		return lun->tpg->ops == cmd->lun->tpg->ops &&
 		       !strcmp(pr_nexus_name(lun), pr_nexus_name(cmd->lun));
-	spin_lock_irq(&tcmx_itl_lock);
 	list_for_each_entry(itl, &cd->itls, dev_node) {
 		if (itl->lun != lun || strcmp(itl->nexus->name, o->name) ||
 		    strcmp(itl->nexus->port_id, o->port_id))
 			continue;
 		*mapped = itl->id;
-		found = true;
-		break;
+		return true;
 	}
-	spin_unlock_irq(&tcmx_itl_lock);
-	return found;
+	return lun->tpg->ops == cmd->lun->tpg->ops &&
+	       pr_acl_maps(lun, pr_acl_is_sender, o, mapped);
 }
 
 /* cd->lock held: the I_T nexus through relative port @rtpi @tid names */
@@ -211,6 +278,8 @@ static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 max)
 			return;
 		}
 		off += n;
+		/* up to ~1000 TransportIDs, each a walk: let others run */
+		cond_resched();
 	}
 }
 

@@ -12,12 +12,16 @@
  * receiving port, or any with ALL_TG_PT); a TransportID with an ISID
  * names that port of the initiator, one without every port of the name.
  * ALL_TG_PT registers the sending initiator port through every target
- * port of the device it has an I_T nexus through.
+ * port of the device it has an I_T nexus through.  Where there is no
+ * session, a node ACL that maps the LUN names the I_T nexus to be
+ * (pr_match.c): its registration waits for it.
  *
  * PREEMPT AND ABORT preempts as PREEMPT does, then waits until every
- * command of the preempted nexuses that the gate let through before has
- * finished (an RCU grace period for the inline ones, lun->deferred for
- * the others): none of theirs runs after it completes.  They finish
+ * command of the preempted I_T nexuses to the logical unit that the gate
+ * let through before has finished (an RCU grace period for the inline
+ * ones; for the others, the count of each preempted I_T_L nexus's pinned
+ * commands, itl.c): none of theirs runs after it completes.  Its own
+ * commands and those of other nexuses do not hold it up.  They finish
  * rather than end with TASK ABORTED.  The wait has no bound, as the
  * in-tree's drain of the preempted commands has none: a fence that
  * completed with a command of the fenced nexus still to land would be
@@ -28,7 +32,6 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -114,9 +117,9 @@ static void pr_register_port(struct tcmx_cmd *cmd, struct pr_out *o)
  * SPEC_I_PT (SPC-4 5.13.7): each TransportID names an initiator port; it
  * is registered through the receiving target port, or with ALL_TG_PT
  * through every target port of the device.  Every TransportID must name a
- * nexus of the device: pr_out_tids() checked them all and found the
- * nexuses before the state lock.  Nexuses already registered keep their
- * registration.
+ * nexus of the device, or one a node ACL makes possible: pr_out_tids()
+ * checked them all and found the nexuses before the state lock.  Nexuses
+ * already registered keep their registration.
  */
 static enum tcmx_status pr_register_tids(struct tcmx_cmd *cmd,
 					 struct pr_out *o)
@@ -421,41 +424,72 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 }
 
 /*
- * PREEMPT AND ABORT, cd->lock held: keep each preempted nexus (LUN, on
- * cd->luns now) from going away until pr_abort_wait() is done with it.
+ * PREEMPT AND ABORT, pr_mutex held (cd->itls stays as it is), before the
+ * state changes: room for a reference to each I_T_L nexus of the device;
+ * false without memory.
  */
-static void pr_abort_hold(struct list_head *gone)
+static bool pr_abort_alloc(struct tcmx_cmd *cmd, struct pr_out *o)
 {
-	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *itl;
+	u32 n = 0;
 
-	list_for_each_entry(reg, gone, node)
-		reg->held = percpu_ref_tryget_live(&reg->lun->ref);
+	list_for_each_entry(itl, &tcmx_core(cmd->dev)->itls, dev_node)
+		n++;
+	o->held = kvcalloc(n ?: 1, sizeof(*o->held), GFP_KERNEL);
+	return o->held;
+}
+
+/*
+ * pr_mutex still held, the registrations @gone preempted: keep a
+ * reference to each I_T_L nexus of theirs, for pr_abort_wait().  The
+ * names compare with no spinlock held.
+ */
+static void pr_abort_hold(struct tcmx_cmd *cmd, struct pr_out *o,
+			  struct list_head *gone)
+{
+	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
+	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *itl;
+
+	o->own = cmd->pinned ? cmd->itl : NULL;
+	list_for_each_entry(itl, &cd->itls, dev_node)
+		list_for_each_entry(reg, gone, node) {
+			if (!pr_reg_is(reg, itl->lun, itl->nexus->name,
+				       itl->nexus->port_id))
+				continue;
+			tcmx_itl_get(itl);
+			o->held[o->nheld++] = itl;
+			break;
+		}
 }
 
 /*
  * Locks dropped: the gate refuses the preempted nexuses now.  Their
  * commands it let through before either run inline, in the fabric's RCU
- * read-side section (a grace period ends them), or were deferred (counted
- * in lun->deferred): wait for those to finish, so that none of them runs
+ * read-side section (a grace period ends them), or were deferred, each
+ * pinning its I_T_L nexus: wait for those of the preempted ones to finish
+ * (but the PERSISTENT RESERVE OUT itself), so that none of them runs
  * after the PREEMPT AND ABORT completes.
  */
-static void pr_abort_wait(struct tcmx_dev *dev, struct list_head *gone)
+static void pr_abort_wait(struct tcmx_dev *dev, struct pr_out *o)
 {
-	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *itl;
+	int self;
+	u32 i;
 
 	synchronize_rcu();
-	list_for_each_entry(reg, gone, node) {
-		if (!reg->held)
-			continue;
-		while (!wait_var_event_timeout(&reg->lun->deferred,
-					       !atomic_read(&reg->lun->deferred),
-					       PR_ABORT_WARN))
-			pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of %s\n",
+	for (i = 0; i < o->nheld; i++) {
+		itl = o->held[i];
+		self = itl == o->own;
+		while (!wait_var_event_timeout(&itl->deferred,
+					       atomic_read(&itl->deferred) <=
+					       self, PR_ABORT_WARN))
+			pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of a preempted I_T nexus\n",
 				tcmx_dev_name(dev),
-				atomic_read(&reg->lun->deferred), reg->name);
-		percpu_ref_put(&reg->lun->ref);
-		reg->held = false;
+				atomic_read(&itl->deferred) - self);
+		tcmx_itl_put(itl);
 	}
+	o->nheld = 0;
 }
 
 static bool pr_sa_has_aptpl(u8 sa)
@@ -537,6 +571,10 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_REG_RESOURCES);
 		goto unlock;
 	}
+	if (sa == PRO_PREEMPT_AND_ABORT && !pr_abort_alloc(cmd, o)) {
+		status = tcmx_sense(cmd, TCMX_SENSE_INSUFFICIENT_RESOURCES);
+		goto unlock;
+	}
 	if ((cd->pr_aptpl || aptpl) && pr_aptpl_begin(dev, &save)) {
 		status = tcmx_sense(cmd, TCMX_SENSE_LU_COMM_FAILURE);
 		goto unlock;
@@ -547,7 +585,7 @@ static enum tcmx_status pr_out_apply(struct tcmx_cmd *cmd, struct pr_out *o,
 	pr_state_unlock(cd);
 	fence = sa == PRO_PREEMPT_AND_ABORT && status == TCMX_GOOD;
 	if (fence)
-		pr_abort_hold(gone);
+		pr_abort_hold(cmd, o, gone);
 	/* the last REGISTER's APTPL bit decides (SPC-4 5.13.5) */
 	if (status == TCMX_GOOD && pr_sa_has_aptpl(sa))
 		cd->pr_aptpl = o->aptpl;
@@ -561,7 +599,7 @@ unlock:
 	mutex_unlock(&cd->pr_file_mutex);
 	/* preempted: fenced, even if the file could not keep it */
 	if (fence)
-		pr_abort_wait(dev, gone);
+		pr_abort_wait(dev, o);
 	return status;
 }
 
@@ -598,6 +636,7 @@ out:
 	kfree(p);
 	kvfree(o.port);
 	kvfree(o.named);
+	kvfree(o.held);
 	list_splice_init(&o.spare, &gone);
 	list_for_each_entry_safe(reg, tmp, &gone, node)
 		kfree(reg);

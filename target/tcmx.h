@@ -156,6 +156,7 @@ struct tcmx_cmd {
 	bool			pinned;		/* tcmx_cmd_pin() was called */
 	/* bytes the CDB wanted beyond data_len (READ/WRITE), else 0 */
 	u32			overflow;
+	struct tcmx_itl		*itl;		/* the I_T_L nexus it pinned */
 	u64			start_ns;	/* only while tcmx:cmd_complete is on */
 	tcmx_execute_fn		execute;
 

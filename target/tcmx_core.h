@@ -115,6 +115,7 @@ struct tcmx_mapped_lun {
 	bool			write_protect;
 	struct tcmx_mapped_stats stats;		/* statistics/ (stats.h) */
 };
+extern struct mutex tcmx_acl_mutex;	/* acl.c: ACL changes, for pr_match.c */
 
 /* An ALUA target port group of a device (<dev>/alua/<name>). */
 struct tcmx_tg_pt_gp {
@@ -618,8 +619,8 @@ enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
  * device's itls (under tcmx_itl_lock) meanwhile.  Unit attentions pending,
  * highest priority first (enum tcmx_sense codes, under tcmx_itl_lock;
  * ua_count is read locklessly as the "pending" flag).  pr_reg (pr.c): the
- * registration of this I_T nexus, or NULL; written under the device's
- * pr_lock, pr_seq and tcmx_itl_lock, read by the gate without a lock.
+ * registration of this I_T nexus, or NULL; written under pr_mutex, pr_lock
+ * and pr_seq, read by the gate without a lock.  deferred, ref: itl.h.
  */
 struct tcmx_itl {
 	struct tcmx_nexus		*nexus;
@@ -631,6 +632,8 @@ struct tcmx_itl {
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
 	struct rcu_head			rcu;
+	atomic_t			deferred;	/* pinned commands */
+	refcount_t			ref;
 };
 
 /*
@@ -639,8 +642,8 @@ struct tcmx_itl {
  * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
  * unpublished (tcmx_cfs_mutex held for both).  tcmx_cmd_itl(): the state
  * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
- * tcmx_itl_lock guards every device's itls and the queues; pr.c walks
- * them under it too.
+ * tcmx_itl_lock guards the queues and, with pr_mutex, every device's itls
+ * (either lock holds the list still: pr.c walks it under pr_mutex).
  */
 extern spinlock_t tcmx_itl_lock;
 struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,

@@ -18,7 +18,7 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_proto.h>
-#include "tcmx_core.h"
+#include "itl.h"
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
@@ -103,6 +103,8 @@ void tcmx_cmd_pin(struct tcmx_cmd *cmd)
 		atomic_inc(&cmd->lun->deferred);
 		/* tcmx_nexus_unregister() waits for it too */
 		atomic_inc(&cmd->nexus->deferred);
+		/* and PREEMPT AND ABORT, if its I_T_L nexus is preempted */
+		cmd->itl = tcmx_itl_pin(cmd->nexus, cmd->lun_id, cmd->lun);
 		cmd->pinned = true;
 	}
 }
@@ -115,6 +117,7 @@ EXPORT_SYMBOL_GPL(tcmx_cmd_pin);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 {
 	struct tcmx_lun *lun = cmd->pinned ? cmd->lun : NULL;
+	struct tcmx_itl *itl = cmd->pinned ? cmd->itl : NULL;
 	struct tcmx_nexus *n = cmd->nexus;
 
 	WARN_ON_ONCE(cmd->lun && !cmd->pinned);
@@ -123,7 +126,8 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 	/* the command may be reused from here on: only the saved LUN, nexus */
 	if (!lun)
 		return;
-	/* PREEMPT AND ABORT may wait for the LUN's deferred commands */
+	/* PREEMPT AND ABORT may wait for its I_T_L nexus's commands */
+	tcmx_itl_unpin(itl);
 	if (atomic_dec_and_test(&lun->deferred))
 		wake_up_var(&lun->deferred);
 	if (atomic_dec_and_test(&n->deferred))

@@ -27,7 +27,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
-#include "tcmx_core.h"
+#include "itl.h"
 
 DEFINE_SPINLOCK(tcmx_itl_lock);
 
@@ -127,6 +127,35 @@ struct tcmx_itl *tcmx_cmd_itl(struct tcmx_cmd *cmd)
 /* ---- establishing ----------------------------------------------------- */
 
 /*
+ * The one walk of a device's I_T_L nexuses for unit attentions: @code
+ * (TCMX_SENSE_NO_SENSE: drop everything pending) for each one @match
+ * says, with @arg, is meant.  @match runs under tcmx_itl_lock with
+ * interrupts off: a few loads, never a name compare.
+ */
+void tcmx_ua_each(struct tcmx_dev *dev, tcmx_itl_match_fn match,
+		  const void *arg, enum tcmx_sense code)
+{
+	struct tcmx_itl *itl;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tcmx_itl_lock, flags);
+	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node) {
+		if (!match(itl, arg))
+			continue;
+		if (code == TCMX_SENSE_NO_SENSE)
+			tcmx_ua_itl_clear(itl);
+		else
+			tcmx_ua_itl_locked(itl, code);
+	}
+	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+}
+
+static bool tcmx_itl_through(const struct tcmx_itl *itl, const void *lun)
+{
+	return itl->lun == lun;
+}
+
+/*
  * Establish @code for every I_T nexus through @lun, which exports @dev:
  * the caller keeps @lun linked meanwhile (cd->lock, tcmx_cfs_mutex or an
  * RCU section in which the LUN was published).
@@ -134,14 +163,7 @@ struct tcmx_itl *tcmx_cmd_itl(struct tcmx_cmd *cmd)
 void tcmx_ua_add(struct tcmx_lun *lun, struct tcmx_dev *dev,
 		 enum tcmx_sense code)
 {
-	struct tcmx_itl *itl;
-	unsigned long flags;
-
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
-	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
-		if (itl->lun == lun)
-			tcmx_ua_itl_locked(itl, code);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+	tcmx_ua_each(dev, tcmx_itl_through, lun, code);
 }
 
 /*
@@ -183,14 +205,7 @@ out:
  */
 void tcmx_ua_lun_clear(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
-	struct tcmx_itl *itl;
-	unsigned long flags;
-
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
-	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
-		if (itl->lun == lun)
-			tcmx_ua_itl_clear(itl);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+	tcmx_ua_each(dev, tcmx_itl_through, lun, TCMX_SENSE_NO_SENSE);
 }
 
 /*
@@ -212,18 +227,25 @@ void tcmx_ua_tpg(struct tcmx_tpg *tpg, struct tcmx_lun *except,
  * @code for every I_T nexus to @dev (the logical unit), but those through
  * @except, or but @cmd's: the I_T nexus that caused it.  cd->lock held.
  */
+struct tcmx_ua_but {
+	struct tcmx_lun		*except;
+	struct tcmx_nexus	*n;
+};
+
+static bool tcmx_itl_not(const struct tcmx_itl *itl, const void *arg)
+{
+	const struct tcmx_ua_but *but = arg;
+
+	return !but->except || itl->lun != but->except ||
+	       (but->n && itl->nexus != but->n);
+}
+
 static void tcmx_ua_dev_but(struct tcmx_dev *dev, struct tcmx_lun *except,
 			    struct tcmx_nexus *n, enum tcmx_sense code)
 {
-	struct tcmx_itl *itl;
-	unsigned long flags;
+	struct tcmx_ua_but but = { except, n };
 
-	spin_lock_irqsave(&tcmx_itl_lock, flags);
-	list_for_each_entry(itl, &tcmx_core(dev)->itls, dev_node)
-		if (!except || itl->lun != except ||
-		    (n && itl->nexus != n))
-			tcmx_ua_itl_locked(itl, code);
-	spin_unlock_irqrestore(&tcmx_itl_lock, flags);
+	tcmx_ua_each(dev, tcmx_itl_not, &but, code);
 }
 
 void tcmx_ua_dev(struct tcmx_dev *dev, struct tcmx_lun *except,

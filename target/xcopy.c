@@ -36,7 +36,7 @@
 #include <linux/xarray.h>
 #include "compat.h"
 #include <scsi/scsi_proto.h>
-#include "tcmx_core.h"
+#include "itl.h"
 
 #define XC_HDR_LEN		16	/* parameter list header */
 #define XC_CSCD_LEN		32	/* an identification CSCD descriptor */
@@ -323,8 +323,9 @@ static enum tcmx_status xc_parse(struct tcmx_cmd *cmd, struct xc_op *op,
  * One LU of a copy, as the sending I_T nexus reaches it: through the
  * receiving LUN (cmd->lun, which the deferral pinned), or through another
  * LUN of the nexus, pinned here the way a deferred command pins its own:
- * its device stays until xc_unpin(), and unlinking the LUN or a PREEMPT AND
- * ABORT of the nexus (both wait for lun->deferred) waits for the copy.
+ * its device stays until xc_unpin(), unlinking the LUN waits for the copy,
+ * and so does a PREEMPT AND ABORT of the nexus through that LUN (it waits
+ * for the I_T_L nexus @itl's pinned commands).
  */
 struct xc_lu {
 	struct tcmx_lun	*lun;
@@ -332,6 +333,7 @@ struct xc_lu {
 	u64		id;		/* its number in the nexus's map */
 	bool		pinned;
 	bool		wp;		/* a write-protected mapping */
+	struct tcmx_itl	*itl;		/* pinned, or NULL */
 };
 
 /* What the gate checks for the copy's own READs and WRITEs (see below). */
@@ -410,6 +412,7 @@ static bool xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op, u16 index,
 		return false;
 	lu->pinned = true;
 	atomic_inc(&lu->lun->deferred);
+	lu->itl = tcmx_itl_pin(cmd->nexus, lu->id, lu->lun);
 	return true;
 }
 
@@ -417,6 +420,8 @@ static void xc_unpin(struct xc_lu *lu)
 {
 	if (!lu->pinned)
 		return;
+	tcmx_itl_unpin(lu->itl);
+	lu->itl = NULL;
 	if (atomic_dec_and_test(&lu->lun->deferred))
 		wake_up_var(&lu->lun->deferred);
 	percpu_ref_put(&lu->lun->ref);

@@ -7,6 +7,7 @@ WRITE EXCLUSIVE - REGISTRANTS ONLY and its conflicts, PREEMPT and the
 unit attentions it leaves, RELEASE, CLEAR, RESERVE(6)/RELEASE(6), the
 pr/ files, sg_persist, and libiscsi's PR and Reserve6 suites."""
 import errno
+import glob
 import hashlib
 import os
 import subprocess
@@ -15,6 +16,7 @@ import time
 import pytest
 
 import tcmxlib
+from tcmxlib import iscsi
 from tcmxlib import (PREEMPT_RT, USERSPACE_NOT_ON_RT_WHY, MiB, prin, prout, rd,
                      sgcmd, wr)
 from tcmxlib import (CHECK, CONFLICT, GOOD, INVALID_FIELD, REG_PREEMPTED,
@@ -746,3 +748,140 @@ def test_nexus_name_stays_while_its_lun_drains(two):
     assert done.get("write") == GOOD
     # B's registration went with its LUN
     assert tids() == [sas_tid(na)]
+
+
+def iscsi_tid(name):
+    """An iSCSI TransportID (format 00h: the name alone, every ISID)."""
+    n = name.encode() + b"\0"
+    n += bytes(-len(n) % 4)
+    return bytes([0x05, 0]) + len(n).to_bytes(2, "big") + n
+
+
+INI_C = "iqn.2026-12.test.tcmx:initiator-c"
+NEXUS_LOSS = (0x6, 0x29, 0x07)
+
+
+def session_sg(sess, timeout=60):
+    """/dev/sgN of LUN 0 of an iSCSI session (sd kept off)."""
+    dev = os.path.realpath(sess["path"] + "/device")
+    end = time.monotonic() + timeout
+    while True:
+        sg = glob.glob(dev + "/target*/*:*:*:0/scsi_generic/*")
+        if sg and os.path.exists("/dev/" + os.path.basename(sg[0])):
+            return "/dev/" + os.path.basename(sg[0])
+        assert time.monotonic() < end, "no sg for session %d" % sess["sid"]
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def one_lun_two_sessions(stack):
+    """One ramdisk as LUN 0 of one iSCSI TPG, which node ACLs of INI_A,
+    INI_B and INI_C map; INI_A and INI_B logged in (two I_T nexuses
+    through one target port), INI_C not; sd kept off, the power-on unit
+    attentions taken: {a, b: /dev/sgN, sa, sb: sessions, ini, iqn}."""
+    why = iscsi.missing()
+    if why is not None:
+        pytest.skip(str(why))
+    iscsi.load()
+    try:
+        t = iscsi.target()
+        tpg = iscsi.tpg(t, 1)
+        _, so = iscsi.rd_lun(tpg, 0, 16 * MiB, name="pr1")
+        # TransportIDs without ISID (the in-tree refuses them otherwise)
+        wr(so + "/attrib/enforce_pr_isids", "0")
+        for name in (iscsi.INI_A, iscsi.INI_B, INI_C):
+            iscsi.acl(tpg, name, maps=[(0, 0)])
+        iscsi.enable(tpg)
+        iqn = os.path.basename(t)
+        with tcmxlib.sd_off(), iscsi.Initiator(iscsi.INI_A) as ini:
+            ini.iface("ia", iscsi.INI_A)
+            ini.iface("ib", iscsi.INI_B)
+            ini.discover(iscsi.ADDR1, ifaces=("ia", "ib"))
+            sa = ini.login(iqn, iscsi.ADDR1, iface="ia")
+            sb = ini.login(iqn, iscsi.ADDR1, iface="ib")
+            a, b = session_sg(sa), session_sg(sb)
+            tcmxlib.ua_clear(a)
+            tcmxlib.ua_clear(b)
+            yield dict(a=a, b=b, sa=sa, sb=sb, ini=ini, iqn=iqn)
+    finally:
+        iscsi.unload()
+
+
+def test_registered_nexus_that_comes_back_hears_nexus_loss(
+        one_lun_two_sessions):
+    """SPEC_I_PT from A registers every port of INI_B (a TransportID
+    without ISID), B's session among them. B logs out and in again: the
+    registration is its new nexus's, whose first command hears 06/29/07
+    I_T NEXUS LOSS OCCURRED (SAM-5), not 29/00 POWER ON."""
+    d = one_lun_two_sessions
+    a, b = d["a"], d["b"]
+    assert register_tids(a, 0xa, 0x08, [iscsi_tid(iscsi.INI_B)]) == \
+        (GOOD, None)
+    assert prin(b, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
+    d["ini"].logout(d["sb"])
+    b = session_sg(d["ini"].login(d["iqn"], iscsi.ADDR1, iface="ib"))
+    assert tcmxlib.ua_clear(b) == [NEXUS_LOSS]
+    # registered still: its key clears, A hears so
+    assert prout(b, 3, key=0xa) == (GOOD, None)
+    assert tcmxlib.ua_clear(a) == [RES_PREEMPTED]
+    assert prin(a, 0)[4:8] == bytes(4)
+
+def test_preempt_and_abort_through_the_preempted_nexus_port(
+        one_lun_two_sessions):
+    """Two I_T nexuses through one target port (iSCSI). SPEC_I_PT names
+    INI_C, which has a node ACL mapping the LUN but no session: it is
+    registered (waiting for its nexus). A write of A's own is held
+    (hold_every) while A preempts and aborts B: the fence waits for B's
+    commands only, so it completes long before A's write is released
+    (it used to wait for every command on the LUN, its own included)."""
+    import threading
+    a, b = one_lun_two_sessions["a"], one_lun_two_sessions["b"]
+    assert prin(a, 0)[4:8] == bytes(4)
+    assert register_tids(a, 0xa, 0x08, [iscsi_tid(INI_C)]) == (GOOD, None)
+    assert prin(a, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    done = {}
+
+    def write_a():
+        fd = os.open(a, os.O_RDWR)
+        try:
+            st = tcmxlib.sgio(fd, WRITE10, dout=b"\xaa" * 512,
+                              timeout_ms=120000)[0]
+        finally:
+            os.close(fd)
+        done["write"] = (time.monotonic(), st)
+
+    wr(HOLD + "hold_ms", "30000")
+    wr(HOLD + "hold_every", "1")
+    try:
+        t = threading.Thread(target=write_a)
+        t.start()
+        time.sleep(3)
+        wr(HOLD + "hold_every", "0")
+        assert "write" not in done
+        start = time.monotonic()
+        fd = os.open(a, os.O_RDWR)
+        try:
+            param = (0xa).to_bytes(8, "big") + (0xb).to_bytes(8, "big") + \
+                bytes(8)
+            st, sense, _, _ = tcmxlib.sgio(
+                fd, [0x5f, 5, WE_RO, 0, 0, 0, 0, 0, 24, 0], dout=param,
+                timeout_ms=120000)
+        finally:
+            os.close(fd)
+        fenced = time.monotonic()
+        held = "write" not in done
+        t.join(120)
+    finally:
+        wr(HOLD + "hold_every", "0")
+        wr(HOLD + "hold_ms", "5000")
+    assert st == GOOD, sense.hex()
+    assert held and fenced - start < 15, \
+        "PREEMPT AND ABORT waited for the preempting nexus's own write"
+    assert done["write"][1] == GOOD
+    # B's registration is gone, A's and C's stay; B is refused writes
+    assert prin(a, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
+    assert tcmxlib.ua_clear(b) == [REG_PREEMPTED]
+    assert sgcmd(b, WRITE10, dout=bytes(512))[0] == CONFLICT
+    assert prout(a, 3, key=0xa) == (GOOD, None)

@@ -215,6 +215,7 @@ void ut_fixture_reset(void)
 	ut_tpg.wwn = &ut_wwn;
 	ut_tpg.tag = 1;
 	ut_tpg.luns.slot = ut_slots;
+	INIT_LIST_HEAD(&ut_tpg.acls);		/* no node ACL */
 	/* demo mode: the nexus's map is the TPG's LUNs */
 	memset(&ut_nexus, 0, sizeof(ut_nexus));
 	ut_run_nexus = NULL;
@@ -249,6 +250,8 @@ void ut_fixture_reset(void)
 		ut_itls[i].lun = &ut_luns[i];
 		ut_itls[i].dev = &ut_dev;
 		ut_itls[i].id = ut_luns[i].index;
+		/* the map entry's reference, never dropped: not allocated */
+		refcount_set(&ut_itls[i].ref, 1);
 		ut_itl_slots[ut_itls[i].id] = &ut_itls[i];
 		list_add_tail(&ut_itls[i].dev_node, &ut_cdev.itls);
 	}

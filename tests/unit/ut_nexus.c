@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 /*
  * Two I_T nexuses on one TPG LUN, as two iSCSI sessions of one initiator
  * (same name, two ISIDs) have them: each has its own unit attentions
  * (struct tcmx_itl, made by itl.c), its own PR registration and
  * reservation identity; READ FULL STATUS gives each its TransportID with
  * the ISID; an SPC-2 reservation ends with its I_T nexus, registrations
- * stay and come back to a nexus of the same identity.
+ * stay and come back to a nexus of the same identity, which hears I_T
+ * NEXUS LOSS OCCURRED (not POWER ON).
  */
 #include "ut.h"
 #include "pr.h"
@@ -206,7 +208,8 @@ static void nexus_reservations(void)
 /*
  * An SPC-2 reservation is its I_T nexus's: the other session conflicts,
  * and it ends when that nexus does (I_T nexus loss).  A registration
- * stays, and a nexus of the same identity has it again, with POWER ON.
+ * stays, and a nexus of the same identity has it again, with I_T NEXUS
+ * LOSS OCCURRED; one of another identity starts with POWER ON.
  */
 static void nexus_loss(void)
 {
@@ -230,14 +233,278 @@ static void nexus_loss(void)
 	CHECK(!list_empty(&ut_cdev.pr_regs));
 	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
 	CHECK(itl_b()->pr_reg && itl_b()->pr_reg->key == 0xb &&
-	      itl_b()->ua[0] == TCMX_SENSE_UA_POWER_ON);
-	/* A again, with another ISID: not B's registration */
+	      itl_b()->ua_count == 1 &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	/* A again, with another ISID: not B's registration, a new nexus */
 	strcpy(ut_nexus.port_id, ",i,0x23d000000003");
 	CHECK(tcmx_itl_add(&ut_nexus, 0, &ut_luns[0]) == itl_a());
-	CHECK(!itl_a()->pr_reg);
-	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	CHECK(!itl_a()->pr_reg && itl_a()->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	/* B's comes back with I_T NEXUS LOSS OCCURRED: 06/29/07 */
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	CHECK(ut_sense[2] == 0x06 && ut_sense[12] == 0x29 &&
+	      ut_sense[13] == 0x07);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), UT_GOOD);
+	CHECK_NO_DATA();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
 	EXPECT(prout_on(&nx_b, 3, 0xb, 0, 0), UT_GOOD);	/* CLEAR */
 	CHECK(!itl_b()->pr_reg && list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
+/*
+ * A REGISTER parameter list with SPEC_I_PT: the basic 24 bytes with
+ * @sa_key and @flags (byte 20), then iSCSI TransportIDs, of format 01h
+ * where the name has ",i,0x"; its length.
+ */
+static u8 nx_tids[512];
+
+static u32 nx_tid_param(u64 sa_key, u8 flags, const char *const *tids,
+			unsigned int n)
+{
+	u32 off = 28, len, i;
+
+	memset(nx_tids, 0, sizeof(nx_tids));
+	put_unaligned_be64(sa_key, &nx_tids[8]);
+	nx_tids[20] = flags;
+	for (i = 0; i < n; i++) {
+		len = round_up(strlen(tids[i]) + 1, 4);
+		nx_tids[off] = strstr(tids[i], ",i,0x") ? 0x45 : 0x05;
+		put_unaligned_be16(len, &nx_tids[off + 2]);
+		memcpy(&nx_tids[off + 4], tids[i], strlen(tids[i]));
+		off += 4 + len;
+	}
+	put_unaligned_be32(off - 28, &nx_tids[24]);
+	ut_out = nx_tids;
+	ut_out_len = off;
+	return off;
+}
+
+#define register_tids_on(n, len)					\
+	on(n, C(0x5f, 0, 0, 0, 0, 0, 0, (len) >> 8, (len) & 0xff, 0),	\
+	   len, OUT)
+
+#define SPEC_I_PT	0x08
+#define ALL_TG_PT	0x04
+
+/*
+ * REGISTER with SPEC_I_PT and ALL_TG_PT from A naming B's initiator port:
+ * the I_T nexuses it names are found without a name compared under
+ * tcmx_itl_lock, which is taken with interrupts off.
+ */
+static void nexus_spec_i_pt_compares(void)
+{
+	static const char *const tid_b[] = { NAME ISID_B };
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	ut_itl_lock_compares = 0;
+	len = nx_tid_param(0xa, SPEC_I_PT | ALL_TG_PT, tid_b, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	CHECK(itl_a()->pr_reg && itl_a()->pr_reg->key == 0xa &&
+	      itl_b()->pr_reg && itl_b()->pr_reg->key == 0xa &&
+	      itl_b()->pr_reg != itl_a()->pr_reg);
+	CHECK(!ut_itl_lock_compares);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
+/* node ACLs of the TPG, each mapping one LUN; none after the fixture */
+static struct tcmx_acl nx_acls[2];
+static struct tcmx_mapped_lun nx_mapped[2];
+static void *nx_acl_slots[2][UT_XA_MAX];
+
+static void nx_acl_add(unsigned int i, const char *name, u64 m,
+		       struct tcmx_lun *lun)
+{
+	memset(&nx_acls[i], 0, sizeof(nx_acls[i]));
+	memset(nx_acl_slots[i], 0, sizeof(nx_acl_slots[i]));
+	nx_acls[i].group.cg_item.ci_name = name;
+	nx_acls[i].tpg = &ut_tpg;
+	nx_acls[i].mapped.slot = nx_acl_slots[i];
+	nx_mapped[i] = (struct tcmx_mapped_lun){
+		.acl = &nx_acls[i], .id = m, .lun = lun,
+	};
+	nx_acl_slots[i][m] = &nx_mapped[i];
+	list_add_tail(&nx_acls[i].node, &ut_tpg.acls);
+}
+
+/* the registration of initiator port @name, @port_id through @lun */
+static struct tcmx_pr_reg *nx_reg(const char *name, const char *port_id,
+				  struct tcmx_lun *lun)
+{
+	struct tcmx_pr_reg *reg;
+
+	list_for_each_entry(reg, &ut_cdev.pr_regs, node)
+		if (reg->lun == lun && !strcmp(reg->name, name) &&
+		    !strcmp(reg->port_id, port_id))
+			return reg;
+	return NULL;
+}
+
+#define OTHER	"iqn.2026-12.org.example:other"
+#define ISID_C	",i,0x23d000000009"
+
+/*
+ * SPEC_I_PT names an initiator port with no session but a node ACL that
+ * maps the LUN (as 2): it is registered with the TransportID's ISID and
+ * its mapped LUN, and the registration waits for its I_T nexus, which has
+ * it when it logs in.  ALL_TG_PT registers the sender's initiator port
+ * through a target port its node ACL maps (LUN 5, as 1) with no session
+ * there.  As in-tree, which looks node ACLs up for both.
+ */
+static void nexus_register_through_acls(void)
+{
+	static const char *const tid_c[] = { OTHER ISID_C };
+	static void *nx_c_itls[UT_XA_MAX];
+	static struct tcmx_nexus nx_c;
+	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *itl;
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	/* no session, no node ACL of that name: refused */
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_c, 1);
+	EXPECT(register_tids_on(&ut_nexus, len),
+	       TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(list_empty(&ut_cdev.pr_regs));
+
+	nx_acl_add(0, OTHER, 2, &ut_luns[0]);
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_c, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	reg = nx_reg(OTHER, ISID_C, &ut_luns[0]);
+	CHECK(reg && reg->key == 0xa && reg->mapped_lun == 2 &&
+	      itl_a()->pr_reg && itl_a()->pr_reg != reg && !itl_b()->pr_reg);
+	/* READ FULL STATUS lists it, with its ISID */
+	EXPECT(on(&nx_b, C(0x5e, 3, 0, 0, 0, 0, 0, 2, 0, 0), 512, IN),
+	       TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x5e, 3, 0, 0, 0, 0, 0, 2, 0, 0), 512, IN),
+	       UT_GOOD);
+	CHECK(get_unaligned_be32(&ut_data[0]) == 1 &&
+	      memmem(ut_data, 512, OTHER ISID_C, sizeof(OTHER ISID_C) - 1));
+
+	/* its initiator logs in: the registration is its nexus's */
+	memset(&nx_c, 0, sizeof(nx_c));
+	memset(nx_c_itls, 0, sizeof(nx_c_itls));
+	nx_c.tpg = &ut_tpg;
+	nx_c.itls.slot = nx_c_itls;
+	strcpy(nx_c.name, OTHER);
+	strcpy(nx_c.port_id, ISID_C);
+	itl = tcmx_itl_add(&nx_c, 2, &ut_luns[0]);
+	CHECK(itl && itl->pr_reg == reg &&
+	      itl->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	tcmx_itl_del(&nx_c, 2);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+
+	/* ALL_TG_PT: A's node ACL maps LUN 5 as 1, A has no session there */
+	nx_acl_add(1, NAME, 1, &ut_luns[1]);
+	ut_out = nx_prout_param(0, 0xc);
+	nx_param[20] = ALL_TG_PT;
+	EXPECT(on(&ut_nexus, C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), 24, OUT),
+	       UT_GOOD);
+	reg = nx_reg(NAME, ISID_A, &ut_luns[1]);
+	CHECK(reg && reg->key == 0xc && reg->all_tg_pt &&
+	      reg->mapped_lun == 1 && itl_a()->pr_reg &&
+	      itl_a()->pr_reg->all_tg_pt);
+	EXPECT(prout_on(&ut_nexus, 3, 0xc, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
+/* a command of @n's entry @id deferred, pinned as tcmx_cmd_pin() does */
+static struct tcmx_itl *nx_pin(struct tcmx_nexus *n, u64 id)
+{
+	struct tcmx_lun *lun = &ut_luns[0];
+
+	atomic_inc(&lun->deferred);
+	atomic_inc(&n->deferred);
+	return tcmx_itl_pin(n, id, lun);
+}
+
+/* ... and done, as tcmx_complete_cmd() has it */
+static void nx_unpin(struct tcmx_nexus *n, struct tcmx_itl *itl)
+{
+	tcmx_itl_unpin(itl);
+	atomic_dec_and_test(&ut_luns[0].deferred);
+	atomic_dec_and_test(&n->deferred);
+}
+
+/*
+ * PREEMPT AND ABORT waits for the deferred commands of the I_T_L nexuses
+ * it preempts, and only for those: commands of its own nexus (A) and of
+ * another initiator's (C), on the same LUN, do not hold it up; one of the
+ * preempted nexus (B) does.
+ */
+static void nexus_preempt_and_abort_waits(void)
+{
+	static void *nx_c_itls[UT_XA_MAX];
+	static struct tcmx_nexus nx_c;
+	struct tcmx_itl *pa, *pb, *pc;
+
+	nx_setup();
+	memset(&nx_c, 0, sizeof(nx_c));
+	memset(nx_c_itls, 0, sizeof(nx_c_itls));
+	nx_c.tpg = &ut_tpg;
+	nx_c.itls.slot = nx_c_itls;
+	strcpy(nx_c.name, OTHER);
+	strcpy(nx_c.port_id, ISID_C);
+	CHECK(tcmx_itl_add(&nx_c, 0, &ut_luns[0]));
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(prout_on(&ut_nexus, 0, 0, 0xa, 0), UT_GOOD);
+	CHECK(itl_a()->pr_reg);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	EXPECT(prout_on(&ut_nexus, 1, 0xa, 0, 5), UT_GOOD);	/* WE_RO */
+	CHECK(ut_cdev.pr_holder == itl_a()->pr_reg);
+
+	pa = nx_pin(&ut_nexus, 0);
+	pc = nx_pin(&nx_c, 0);
+	CHECK(pa == itl_a() && pc && pa->ref.refs == 2 &&
+	      atomic_read(&pa->deferred) == 1);
+	ut_blocked_waits = 0;
+	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
+	CHECK(!ut_blocked_waits && !itl_b()->pr_reg &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_REG_PREEMPTED);
+	/* B registers again, has a command deferred: the preempt waits */
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), TCMX_SENSE_UA_REG_PREEMPTED);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	pb = nx_pin(&nx_b, B_LUN);
+	ut_blocked_waits = 0;
+	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
+	CHECK(ut_blocked_waits == 1 && !itl_b()->pr_reg);
+	/* the references it held are back */
+	CHECK(pb == itl_b() && pb->ref.refs == 2 && pa->ref.refs == 2);
+	nx_unpin(&nx_b, pb);
+	nx_unpin(&ut_nexus, pa);
+	nx_unpin(&nx_c, pc);
+	CHECK(itl_a()->ref.refs == 1 && itl_b()->ref.refs == 1 &&
+	      !atomic_read(&ut_luns[0].deferred));
+
+	/*
+	 * A registered I_T_L nexus leaving its map waits for its deferred
+	 * commands, which a PREEMPT AND ABORT would wait for until then; one
+	 * not registered (C) does not.
+	 */
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), TCMX_SENSE_UA_REG_PREEMPTED);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg);
+	pb = nx_pin(&nx_b, B_LUN);
+	ut_blocked_waits = 0;
+	tcmx_itl_del(&nx_b, B_LUN);
+	CHECK(ut_blocked_waits == 1 && !itl_b() && pb->ref.refs == 1);
+	nx_unpin(&nx_b, pb);
+	pc = nx_pin(&nx_c, 0);
+	ut_blocked_waits = 0;
+	tcmx_itl_del(&nx_c, 0);
+	CHECK(!ut_blocked_waits && pc->ref.refs == 1);
+	nx_unpin(&nx_c, pc);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
 	nx_teardown();
 }
 
@@ -248,4 +515,10 @@ void ut_test_nexus(void)
 	nexus_reservations();
 	ut_fixture_reset();
 	nexus_loss();
+	ut_fixture_reset();
+	nexus_spec_i_pt_compares();
+	ut_fixture_reset();
+	nexus_register_through_acls();
+	ut_fixture_reset();
+	nexus_preempt_and_abort_waits();
 }

@@ -10,6 +10,14 @@
 #include "ut.h"
 
 int ut_defers;
+int ut_itl_lock_held, ut_itl_lock_compares;
+int ut_blocked_waits;
+
+void ut_lock_note(const void *l, int depth)
+{
+	if (l == &tcmx_itl_lock)
+		ut_itl_lock_held += depth;
+}
 
 enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 {
@@ -20,6 +28,8 @@ enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 /* core.c's dbroot: pr.c keeps APTPL state under <dbroot>/pr */
 char tcmx_dbroot[4096] = "/tmp";
 struct workqueue_struct *tcmx_wq;
+/* acl.c's, which the unit test does not build */
+DEFINE_MUTEX(tcmx_acl_mutex);
 
 struct file *filp_open(const char *name, int flags, unsigned short mode)
 {

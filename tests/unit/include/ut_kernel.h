@@ -139,8 +139,28 @@ static inline void rcu_read_lock(void) {}
 static inline void rcu_read_unlock(void) {}
 static inline void mutex_lock(struct mutex *m) { (void)m; }
 static inline void mutex_unlock(struct mutex *m) { (void)m; }
-static inline void spin_lock(spinlock_t *l) { (void)l; }
-static inline void spin_unlock(spinlock_t *l) { (void)l; }
+/*
+ * ut_stubs.c: how deep tcmx_itl_lock is held (the walks under it must
+ * compare no names: ut_itl_lock_compares counts those that do)
+ */
+void ut_lock_note(const void *l, int depth);
+extern int ut_itl_lock_held, ut_itl_lock_compares;
+static inline void spin_lock(spinlock_t *l) { ut_lock_note(l, 1); }
+static inline void spin_unlock(spinlock_t *l) { ut_lock_note(l, -1); }
+static inline int ut_strcmp(const char *a, const char *b)
+{
+	ut_itl_lock_compares += ut_itl_lock_held > 0;
+	return strcmp(a, b);
+}
+
+static inline int ut_strcasecmp(const char *a, const char *b)
+{
+	ut_itl_lock_compares += ut_itl_lock_held > 0;
+	return strcasecmp(a, b);
+}
+
+#define strcmp(a, b)		ut_strcmp(a, b)
+#define strcasecmp(a, b)	ut_strcasecmp(a, b)
 #define rcu_dereference(p)	(p)
 #define DEFINE_MUTEX(m)		struct mutex m
 #define smp_load_acquire(p)	(*(p))
@@ -157,10 +177,10 @@ static inline u64 div_u64(u64 n, u32 d) { return n / d; }
 #define ilog2(n)		(63 - __builtin_clzll((unsigned long long)(n)))
 #define lockdep_assert_held(l)	((void)(l))
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
-#define spin_lock_irqsave(l, f)	((void)(l), (f) = 0)
-#define spin_unlock_irqrestore(l, f)	((void)(l), (void)(f))
-#define spin_lock_irq(l)	((void)(l))
-#define spin_unlock_irq(l)	((void)(l))
+#define spin_lock_irqsave(l, f)	((f) = 0, ut_lock_note(l, 1))
+#define spin_unlock_irqrestore(l, f)	((void)(f), ut_lock_note(l, -1))
+#define spin_lock_irq(l)	ut_lock_note(l, 1)
+#define spin_unlock_irq(l)	ut_lock_note(l, -1)
 #define spin_lock_init(l)	((void)(l))
 
 /* opaque kernel objects that tcmx.h embeds */
@@ -445,9 +465,28 @@ static inline bool percpu_ref_tryget_live(struct percpu_ref *r)
 }
 static inline void percpu_ref_put(struct percpu_ref *r) { r->count--; }
 #define atomic_read(a)		((a)->counter)
+#define atomic_set(a, n)	((void)((a)->counter = (n)))
 #define HZ			100
-/* one thread: what it waits for is there already */
-#define wait_var_event_timeout(var, cond, t)	((cond) ? (t) : 0)
+/*
+ * one thread: nothing can come that a wait would wait for; one that would
+ * block is counted in ut_blocked_waits and returns as if it had ended
+ */
+extern int ut_blocked_waits;
+#define wait_var_event_timeout(var, cond, t)				\
+	((cond) ? (t) : (ut_blocked_waits++, (t)))
+#define wait_var_event(var, cond)	((void)((cond) || ut_blocked_waits++))
+/* a reference count: kfree_rcu() frees at once, so no use after it */
+typedef struct { int refs; } refcount_t;
+static inline void refcount_set(refcount_t *r, int n) { r->refs = n; }
+static inline void refcount_inc(refcount_t *r) { r->refs++; }
+static inline bool refcount_inc_not_zero(refcount_t *r)
+{
+	return r->refs ? (r->refs++, true) : false;
+}
+static inline bool refcount_dec_and_test(refcount_t *r)
+{
+	return --r->refs == 0;
+}
 
 /* pr.c's APTPL file, kept in a real file (ut_stubs.c) */
 #define IS_ERR(p)		((unsigned long)(p) >= (unsigned long)-4095)
