@@ -556,44 +556,59 @@ def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
 HOLD = "/sys/module/tcmx_rd/parameters/"
 
 
-def test_preempt_and_abort_waits_for_a_held_write(two):
-    """A write of B that rd holds (hold_every) for longer than any bound a
-    fence could wait: A's PREEMPT AND ABORT of B's key completes only after
-    that write has, so nothing of B lands after it; the medium read through
-    A right after it is the one read at the end."""
+def held_write(dev, fill, hold_ms):
+    """A WRITE(10) of fill bytes to dev, in a thread, that tcmx_rd holds
+    for hold_ms (hold_every on for it alone): (the thread, a dict that
+    gets "write": (when it completed, its status))."""
     import threading
-    a, b = two["a"], two["b"]
-    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
-    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
-    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
     done = {}
 
-    def write_b():
-        fd = os.open(b, os.O_RDWR)
+    def write():
+        fd = os.open(dev, os.O_RDWR)
         try:
-            st = tcmxlib.sgio(fd, WRITE10, dout=b"\xbb" * 512,
+            st = tcmxlib.sgio(fd, WRITE10, dout=fill * 512,
                               timeout_ms=120000)[0]
         finally:
             os.close(fd)
         done["write"] = (time.monotonic(), st)
 
-    wr(HOLD + "hold_ms", "40000")
+    wr(HOLD + "hold_ms", "%d" % hold_ms)
     wr(HOLD + "hold_every", "1")
+    t = threading.Thread(target=write)
+    t.start()
+    time.sleep(3)
+    wr(HOLD + "hold_every", "0")
+    assert "write" not in done
+    return t, done
+
+
+def preempt_and_abort(dev, key, victim):
+    """PREEMPT AND ABORT (WRITE EXCLUSIVE, REGISTRANTS ONLY) of victim's
+    key by key, through dev: (status, sense)."""
+    fd = os.open(dev, os.O_RDWR)
     try:
-        t = threading.Thread(target=write_b)
-        t.start()
-        time.sleep(3)
-        wr(HOLD + "hold_every", "0")
-        assert "write" not in done
-        fd = os.open(a, os.O_RDWR)
-        try:
-            param = (0xa).to_bytes(8, "big") + (0xb).to_bytes(8, "big") + \
-                bytes(8)
-            st, sense, _, _ = tcmxlib.sgio(
-                fd, [0x5f, 5, WE_RO, 0, 0, 0, 0, 0, 24, 0], dout=param,
-                timeout_ms=120000)
-        finally:
-            os.close(fd)
+        param = key.to_bytes(8, "big") + victim.to_bytes(8, "big") + \
+            bytes(8)
+        st, sense, _, _ = tcmxlib.sgio(
+            fd, [0x5f, 5, WE_RO, 0, 0, 0, 0, 0, 24, 0], dout=param,
+            timeout_ms=120000)
+    finally:
+        os.close(fd)
+    return st, sense
+
+
+def test_preempt_and_abort_waits_for_a_held_write(two):
+    """A write of B that rd holds (hold_every) for longer than any bound a
+    fence could wait: A's PREEMPT AND ABORT of B's key completes only after
+    that write has, so nothing of B lands after it; the medium read through
+    A right after it is the one read at the end."""
+    a, b = two["a"], two["b"]
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    try:
+        t, done = held_write(b, b"\xbb", 40000)
+        st, sense = preempt_and_abort(a, 0xa, 0xb)
         fenced = time.monotonic()
         st_a, _, right_after = sgcmd(a, READ10, din=512)
         t.join(120)
@@ -834,42 +849,16 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
     (hold_every) while A preempts and aborts B: the fence waits for B's
     commands only, so it completes long before A's write is released
     (it used to wait for every command on the LUN, its own included)."""
-    import threading
     a, b = one_lun_two_sessions["a"], one_lun_two_sessions["b"]
     assert prin(a, 0)[4:8] == bytes(4)
     assert register_tids(a, 0xa, 0x08, [iscsi_tid(INI_C)]) == (GOOD, None)
     assert prin(a, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
     assert prout(b, 0, sa_key=0xb) == (GOOD, None)
     assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
-    done = {}
-
-    def write_a():
-        fd = os.open(a, os.O_RDWR)
-        try:
-            st = tcmxlib.sgio(fd, WRITE10, dout=b"\xaa" * 512,
-                              timeout_ms=120000)[0]
-        finally:
-            os.close(fd)
-        done["write"] = (time.monotonic(), st)
-
-    wr(HOLD + "hold_ms", "30000")
-    wr(HOLD + "hold_every", "1")
     try:
-        t = threading.Thread(target=write_a)
-        t.start()
-        time.sleep(3)
-        wr(HOLD + "hold_every", "0")
-        assert "write" not in done
+        t, done = held_write(a, b"\xaa", 30000)
         start = time.monotonic()
-        fd = os.open(a, os.O_RDWR)
-        try:
-            param = (0xa).to_bytes(8, "big") + (0xb).to_bytes(8, "big") + \
-                bytes(8)
-            st, sense, _, _ = tcmxlib.sgio(
-                fd, [0x5f, 5, WE_RO, 0, 0, 0, 0, 0, 24, 0], dout=param,
-                timeout_ms=120000)
-        finally:
-            os.close(fd)
+        st, sense = preempt_and_abort(a, 0xa, 0xb)
         fenced = time.monotonic()
         held = "write" not in done
         t.join(120)

@@ -310,12 +310,9 @@ def settle_login(c, tgt, r):
     """After a login PDU: the responses until a refusal, a close, or the
     full feature phase (then a ping)."""
     for _ in range(6):
-        try:
-            p = c.recv(5)
-        except socket.timeout:
-            return "stuck"
-        if p is None:
-            return "closed"
+        p = c.answer(5)
+        if isinstance(p, str):
+            return p
         if p.op != ip.OP_LOGIN_RSP:
             return "reject" if p.op == ip.OP_REJECT else "odd"
         if p.bhs[36]:
@@ -352,13 +349,11 @@ def case_login_cont(r, tgt, c):
                    len(chunk), ip.ISID + bytes(2), itt, 0, 1, statsn)
         try:
             c.send(h, chunk)
-            p = c.recv(5)
-        except socket.timeout:
-            return "stuck"
         except OSError:
             return "closed"
-        if p is None:
-            return "closed"
+        p = c.answer(5)
+        if isinstance(p, str):
+            return p
         if p.op != ip.OP_LOGIN_RSP or p.bhs[36]:
             return "refused"
         statsn = (p.be32(24) + 1) & ip.RESERVED

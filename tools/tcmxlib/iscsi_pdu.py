@@ -215,6 +215,17 @@ class Conn:
             self.exp_statsn = (pdu.be32(24) + 1) & RESERVED
         return pdu
 
+    def answer(self, timeout=None):
+        """The next PDU, or what came instead: "stuck" (nothing in
+        timeout seconds) or "closed" (the end, or an error)."""
+        try:
+            p = self.recv(timeout)
+        except socket.timeout:
+            return "stuck"
+        except OSError:
+            return "closed"
+        return "closed" if p is None else p
+
     # --- login
     def login_pdu(self, data, csg, nsg, transit=True, cont=False, itt=None,
                   tsih=None):
@@ -378,14 +389,9 @@ class Conn:
             left = end - time.monotonic()
             if left <= 0:
                 return "stuck"
-            try:
-                p = self.recv(left)
-            except socket.timeout:
-                return "stuck"
-            except OSError:
-                return "closed"
-            if p is None:
-                return "closed"
+            p = self.answer(left)
+            if isinstance(p, str):
+                return p
             if p.op == OP_REJECT:
                 return "reject"
             if p.op == OP_NOOP_IN and itt is not None and p.itt == itt:
