@@ -436,6 +436,12 @@ static struct configfs_attribute *tcmx_iscsi_np_attrs[] = {
 /* the fabric                                                          */
 /* ------------------------------------------------------------------ */
 
+/* a mapped LUN's statistics: the instance is the target's index */
+static u32 tcmx_iscsi_tpg_inst_index(struct tcmx_tpg *tpg)
+{
+	return to_iscsi_tpg(tpg)->tiqn->index;
+}
+
 const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops = {
 	.name			= "iscsi",
 	.owner			= THIS_MODULE,
@@ -444,6 +450,8 @@ const struct tcmx_fabric_ops tcmx_iscsi_fabric_ops = {
 	/* Residual Count and the O bit; a session's own data pages */
 	.reports_overflow	= true,
 	.own_buffers		= true,
+	.tpg_inst_index		= tcmx_iscsi_tpg_inst_index,
+	.nexus_index		= tcmx_iscsi_nexus_index,
 	.make_wwn		= tcmx_iscsi_make_wwn,
 	.drop_wwn		= tcmx_iscsi_drop_wwn,
 	.make_tpg		= tcmx_iscsi_make_tpg,

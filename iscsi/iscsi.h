@@ -256,6 +256,8 @@ ssize_t tcmx_iscsi_sess_param(struct tcmx_iscsi_tpg *tpg,
  */
 ssize_t tcmx_iscsi_sess_count(struct tcmx_iscsi_tpg *tpg,
 			      const char *initiator, size_t off, char *page);
+/* a mapped LUN's statistics: the session's index (its TSIH) */
+u32 tcmx_iscsi_nexus_index(struct tcmx_nexus *n);
 /* tpgt_<t>/dynamic_sessions: the demo-mode initiators logged in */
 ssize_t tcmx_iscsi_dynamic_sessions(struct tcmx_iscsi_tpg *tpg, char *page);
 /* the fabric's ->queue_status() */

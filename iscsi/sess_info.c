@@ -126,6 +126,12 @@ ssize_t tcmx_iscsi_sess_count(struct tcmx_iscsi_tpg *tpg,
 	return s.len;
 }
 
+/* the fabric's ->nexus_index(): a session's index is its TSIH */
+u32 tcmx_iscsi_nexus_index(struct tcmx_nexus *n)
+{
+	return container_of(n, struct tcmx_iscsi_sess, nexus)->tsih;
+}
+
 static void sess_show_dynamic(struct tcmx_iscsi_sess *sess, void *arg)
 {
 	struct sess_show *s = arg;
