@@ -18,25 +18,26 @@ void tcmx_iscsi_stat_login(struct tcmx_iscsi_tiqn *t, u8 class, u8 detail,
 			   const struct sockaddr_storage *peer)
 {
 	struct tcmx_iscsi_tiqn_stats *st = &t->stats;
+	/* the MIB's iscsiTgtLoginFailType: 2 other ... 6 negotiate */
 	u32 *count = &st->other_fails;
-	u32 type = 1;	/* other */
+	u32 type = 2;
 
 	if (class == ISCSI_STATUS_CLS_SUCCESS) {
 		count = &st->accepts;
 		type = 0;
 	} else if (class == ISCSI_STATUS_CLS_REDIRECT) {
 		count = &st->redirects;
-		type = 2;
+		type = 3;
 	} else if (class == ISCSI_STATUS_CLS_INITIATOR_ERR) {
-		if (detail == ISCSI_LOGIN_STATUS_AUTH_FAILED) {
-			count = &st->authenticate_fails;
-			type = 4;
-		} else if (detail == ISCSI_LOGIN_STATUS_TGT_FORBIDDEN) {
+		if (detail == ISCSI_LOGIN_STATUS_TGT_FORBIDDEN) {
 			count = &st->authorize_fails;
-			type = 3;
+			type = 4;
+		} else if (detail == ISCSI_LOGIN_STATUS_AUTH_FAILED) {
+			count = &st->authenticate_fails;
+			type = 5;
 		} else if (detail == ISCSI_LOGIN_STATUS_INIT_ERR) {
 			count = &st->negotiate_fails;
-			type = 5;
+			type = 6;
 		}
 	}
 	spin_lock_bh(&st->lock);

@@ -110,7 +110,7 @@ struct tcmx_iscsi_tiqn_stats {
 	u32			accepts, redirects, authorize_fails;
 	u32			authenticate_fails, negotiate_fails;
 	u32			other_fails;
-	u32			last_fail_type;	/* 0 none, 2 redirect ... */
+	u32			last_fail_type;	/* 0 none, 2 other .. 6 negotiate */
 	u64			last_fail_time;	/* jiffies64, 0: none */
 	char			last_fail_name[TCMX_ISCSI_NAME_LEN];
 	struct sockaddr_storage	last_fail_addr;
