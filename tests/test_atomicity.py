@@ -258,7 +258,7 @@ def test_write_atomic_never_read_in_part(nexuses):
     mixed, reads = 0, 0
     try:
         t0 = time.monotonic()
-        while time.monotonic() - t0 < 20:
+        while time.monotonic() - t0 < tcmxlib.soak(20, 8):
             v = value(read_range(fd, 0, nr))
             reads += 1
             if v not in pats:
@@ -475,7 +475,7 @@ def test_verify_never_compares_part_of_write_atomic(nexuses):
     mixed, verifies, matched = [], 0, 0
     try:
         t0 = time.monotonic()
-        while time.monotonic() - t0 < 20:
+        while time.monotonic() - t0 < tcmxlib.soak(20, 8):
             st, sense, _, _ = sgio(fd, rw_cdb(0x8f, 0, nr, 0x02),
                                    dout=pats[verifies % 2])
             verifies += 1

@@ -607,7 +607,9 @@ def test_preempt_and_abort_waits_for_a_held_write(two):
     assert prout(b, 0, sa_key=0xb) == (GOOD, None)
     assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
     try:
-        t, done = held_write(b, b"\xbb", 40000)
+        # on 6.1 the hold outlasts the fence's 30 s warning, elsewhere
+        # a shorter one proves the same order
+        t, done = held_write(b, b"\xbb", tcmxlib.soak(40000, 10000))
         st, sense = preempt_and_abort(a, 0xa, 0xb)
         fenced = time.monotonic()
         st_a, _, right_after = sgcmd(a, READ10, din=512)
@@ -619,8 +621,8 @@ def test_preempt_and_abort_waits_for_a_held_write(two):
     # Both times are read in user space after each thread's system call
     # returns, so their order within a few milliseconds is the
     # scheduler's (on 6.1-rt the write's thread woke 4 ms after the
-    # fence's); a fence that did not wait completes tens of seconds before
-    # the 40 s hold ends.
+    # fence's); a fence that did not wait completes seconds before the
+    # hold ends.
     assert "write" in done and done["write"][0] <= fenced + 1, \
         "PREEMPT AND ABORT completed while B's write was still held"
     assert st_a == GOOD
@@ -856,7 +858,7 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
     assert prout(b, 0, sa_key=0xb) == (GOOD, None)
     assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
     try:
-        t, done = held_write(a, b"\xaa", 30000)
+        t, done = held_write(a, b"\xaa", 15000)
         start = time.monotonic()
         st, sense = preempt_and_abort(a, 0xa, 0xb)
         fenced = time.monotonic()
@@ -866,7 +868,7 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
         wr(HOLD + "hold_every", "0")
         wr(HOLD + "hold_ms", "5000")
     assert st == GOOD, sense.hex()
-    assert held and fenced - start < 15, \
+    assert held and fenced - start < 10, \
         "PREEMPT AND ABORT waited for the preempting nexus's own write"
     assert done["write"][1] == GOOD
     # B's registration is gone, A's and C's stay; B is refused writes

@@ -39,11 +39,14 @@ iscsi       iSCSI on 127.0.0.0/8: the target in configfs, an open-iscsi
 iscsi_pdu   a raw iSCSI initiator over one TCP socket (hand-made PDUs)
 iscsi_fuzz  the raw-socket PDU fuzzer (tools/fuzz-iscsi,
             tests/test_iscsi_fuzz.py)
+tier        the CI tier of the run (TCMX_TIER) and soak(): long soaks
+            on 6.1, short ones on the other kernels
 
 `python3 -m tcmxlib clean` (in tools/) empties configfs if tcmx owns it
 and unloads tcmx (make unload), `... clean-intree` does the same for the
 in-tree LIO.
 """
+from .tier import soak, TIER
 from .host import (BAD_KMSG, BAD_SD, boot_args, CFS, cmdline_icount, err_of,
                    fill, GiB, Kmsg, KVER, loaded, loaded_modules,
                    mem_free_to_use, meminfo, meminfo_kib, MiB, modules,
@@ -103,5 +106,5 @@ __all__ = [
     "write_read_block", "iscsi_test_cu", "libiscsi_died", "LIBISCSI_KNOWN",
     "libiscsi_listing", "LIBISCSI_NOT_RUN", "libiscsi_parse", "libiscsi_run",
     "LIBISCSI_SILENT_SKIP", "libiscsi_suite", "LIBISCSI_SUITE_LINE",
-    "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL",
+    "LIBISCSI_TEST_LINE", "LIBISCSI_TOOL", "soak", "TIER",
 ]
