@@ -71,7 +71,7 @@ static ssize_t tcmx_root_dbroot_store(struct config_item *item,
 
 	mutex_lock(&tcmx_cfs_mutex);
 	if (tcmx_dev_count && strcmp(path, tcmx_dbroot)) {
-		pr_err("dbroot: cannot change while devices exist\n");
+		pr_err_ratelimited("dbroot: cannot change while devices exist\n");
 		ret = -EBUSY;
 	} else {
 		strscpy(tcmx_dbroot, path, sizeof(tcmx_dbroot));
