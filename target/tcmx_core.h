@@ -68,6 +68,7 @@
 #include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/seqlock.h>
+#include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
 #include "stats.h"
@@ -262,6 +263,8 @@ struct tcmx_core_dev {
 	struct mutex			pr_file_mutex;
 	struct path			pr_dir;
 	bool				pr_dir_pinned;
+	/* pr.c: the key of the initiator ports' hashes (struct tcmx_pr_hash) */
+	siphash_key_t			pr_hash_key;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
@@ -575,6 +578,18 @@ bool tcmx_excl_waits(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
 
 /*
+ * An initiator port's name and port id as pr.c compares them under
+ * pr_lock, interrupts off: keyed hashes (case aside) and lengths, so that
+ * only an identity that matches them costs a compare of the names.
+ */
+struct tcmx_pr_hash {
+	u32				name;
+	u32				port_id;
+	u16				name_len;
+	u16				port_id_len;	/* 0: "" */
+};
+
+/*
  * One I_T_L nexus: an entry of a nexus's map (acl.c), the state SAM and
  * SPC keep per I_T nexus and LUN.  ua.c makes it before the entry is
  * published and frees it a grace period after it is gone; it is on its
@@ -591,6 +606,7 @@ struct tcmx_itl {
 	u64				id;		/* the mapped LUN */
 	struct list_head		dev_node;	/* cd->itls */
 	struct tcmx_pr_reg		*pr_reg;
+	struct tcmx_pr_hash		pr_hash;	/* its nexus's (pr.c) */
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
 	struct rcu_head			rcu;
