@@ -378,7 +378,6 @@ struct tcmx_lun {
 	struct tcmx_dev			*dev;		/* NULL while unlinked */
 	struct tcmx_stats __percpu	*stats;		/* while linked */
 	struct percpu_ref		ref;		/* deferred commands */
-	atomic_t			deferred;	/* how many run now */
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;	/* ALUA group (core) */
 	u16				rtpi;		/* relative target port id */

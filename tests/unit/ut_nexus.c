@@ -518,18 +518,14 @@ static void nexus_loss_told_once(void)
 /* a command of @n's entry @id deferred, pinned as tcmx_cmd_pin() does */
 static struct tcmx_itl *nx_pin(struct tcmx_nexus *n, u64 id)
 {
-	struct tcmx_lun *lun = &ut_luns[0];
-
-	atomic_inc(&lun->deferred);
 	atomic_inc(&n->deferred);
-	return tcmx_itl_pin(n, id, lun);
+	return tcmx_itl_pin(n, id, &ut_luns[0]);
 }
 
 /* ... and done, as tcmx_complete_cmd() has it */
 static void nx_unpin(struct tcmx_nexus *n, struct tcmx_itl *itl)
 {
 	tcmx_itl_unpin(itl);
-	atomic_dec_and_test(&ut_luns[0].deferred);
 	atomic_dec_and_test(&n->deferred);
 }
 
@@ -584,7 +580,8 @@ static void nexus_preempt_and_abort_waits(void)
 	nx_unpin(&ut_nexus, pa);
 	nx_unpin(&nx_c, pc);
 	CHECK(itl_a()->ref.refs == 1 && itl_b()->ref.refs == 1 &&
-	      !atomic_read(&ut_luns[0].deferred));
+	      !atomic_read(&itl_a()->deferred) &&
+	      !atomic_read(&itl_b()->deferred));
 
 	/*
 	 * A registered I_T_L nexus leaving its map waits for its deferred
