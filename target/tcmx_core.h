@@ -612,13 +612,15 @@ struct tcmx_itl {
 	struct rcu_head			rcu;
 	atomic_t			deferred;	/* pinned commands */
 	refcount_t			ref;
+	struct work_struct		end_work;	/* itl.c */
 };
 
 /*
  * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for entry @id
  * (LUN @lun, linked), with POWER ON pending, before acl.c publishes the
  * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
- * unpublished (tcmx_cfs_mutex held for both).  tcmx_cmd_itl(): the state
+ * unpublished, a registered one in tcmx_wq (tcmx_cfs_mutex held for both,
+ * neither waits for commands).  tcmx_cmd_itl(): the state
  * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
  * tcmx_itl_lock guards the queues and, with pr_mutex, every device's itls
  * (either lock holds the list still: pr.c walks it under pr_mutex).

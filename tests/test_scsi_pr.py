@@ -874,3 +874,35 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
     assert tcmxlib.ua_clear(b) == [REG_PREEMPTED]
     assert sgcmd(b, WRITE10, dout=bytes(512))[0] == CONFLICT
     assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
+def test_ending_a_registered_nexus_leaves_configfs_free(
+        one_lun_two_sessions):
+    """B is registered and has a write held (hold_every) when its node
+    ACL's mapping of the LUN goes. Its I_T_L nexus ends only once that
+    write is done (a PREEMPT AND ABORT would still wait for it), but the
+    unmapping returns at once: the wait used to hold the configfs-wide
+    mutex for the whole hold. B's registration stays, A sees its key."""
+    d = one_lun_two_sessions
+    a, b = d["a"], d["b"]
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    lun0 = "%s/%s/tpgt_1/acls/%s/lun_0" % (iscsi.ISCSI, d["iqn"],
+                                           iscsi.INI_B)
+    links = [os.path.join(lun0, e) for e in os.listdir(lun0)
+             if os.path.islink(os.path.join(lun0, e))]
+    assert links
+    try:
+        t, done = held_write(b, b"\xbb", 30000)
+        start = time.monotonic()
+        for link in links:
+            os.unlink(link)
+        unmapped = time.monotonic() - start
+        held = "write" not in done
+        t.join(120)
+    finally:
+        wr(HOLD + "hold_every", "0")
+        wr(HOLD + "hold_ms", "5000")
+    assert held and unmapped < 10, \
+        "the unmapping waited %.1f s for B's held write" % unmapped
+    assert "write" in done
+    assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xb)

@@ -584,18 +584,31 @@ static void nexus_preempt_and_abort_waits(void)
 	      !atomic_read(&itl_b()->deferred));
 
 	/*
-	 * A registered I_T_L nexus leaving its map waits for its deferred
-	 * commands, which a PREEMPT AND ABORT would wait for until then; one
-	 * not registered (C) does not.
+	 * A registered I_T_L nexus leaving its map stays on the device's
+	 * list until its deferred commands are done, so that a PREEMPT AND
+	 * ABORT still waits for them; the caller (who holds tcmx_cfs_mutex)
+	 * does not wait: a work does, and holds its nexus and LUN meanwhile.
+	 * One not registered (C) goes at once.
 	 */
 	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), TCMX_SENSE_UA_REG_PREEMPTED);
 	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
 	CHECK(itl_b()->pr_reg);
 	pb = nx_pin(&nx_b, B_LUN);
 	ut_blocked_waits = 0;
+	ut_hold_work = true;
 	tcmx_itl_del(&nx_b, B_LUN);
-	CHECK(ut_blocked_waits == 1 && !itl_b() && pb->ref.refs == 1);
+	ut_hold_work = false;
+	CHECK(!ut_blocked_waits && ut_held_work && itl_b() == pb &&
+	      atomic_read(&nx_b.deferred) == 2 && ut_luns[0].ref.count == 1);
+	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
+	CHECK(ut_blocked_waits == 1 && !pb->pr_reg);
 	nx_unpin(&nx_b, pb);
+	ut_blocked_waits = 0;
+	if (ut_held_work)
+		ut_held_work->func(ut_held_work);
+	ut_held_work = NULL;
+	CHECK(!ut_blocked_waits && !itl_b() &&
+	      !atomic_read(&nx_b.deferred) && !ut_luns[0].ref.count);
 	pc = nx_pin(&nx_c, 0);
 	ut_blocked_waits = 0;
 	tcmx_itl_del(&nx_c, 0);

@@ -270,11 +270,20 @@ struct completion { int done; };
 struct work_struct { int pending; void (*func)(struct work_struct *); };
 struct workqueue_struct;
 #define INIT_WORK(w, f)		((w)->func = (f))
-/* a queued work runs at once, in the caller */
+/*
+ * a queued work runs at once, in the caller; with ut_hold_work set it is
+ * kept in ut_held_work instead, for the test to run (one at a time)
+ */
+extern bool ut_hold_work;
+extern struct work_struct *ut_held_work;
 static inline bool queue_work(struct workqueue_struct *wq,
 			      struct work_struct *w)
 {
 	(void)wq;
+	if (ut_hold_work) {
+		ut_held_work = w;
+		return true;
+	}
 	w->func(w);
 	return true;
 }
@@ -324,6 +333,15 @@ static inline void *xa_store(struct xarray *xa, unsigned long index,
 	return old;
 }
 static inline int xa_err(void *entry) { return entry == (void *)-1L ? -12 : 0; }
+static inline void *xa_cmpxchg(struct xarray *xa, unsigned long index,
+			       void *old, void *entry, gfp_t gfp)
+{
+	void *cur = xa_load(xa, index);
+
+	if (cur == old)
+		xa_store(xa, index, entry, gfp);
+	return cur;
+}
 static inline void *xa_erase(struct xarray *xa, unsigned long index)
 {
 	void *old = xa_load(xa, index);
@@ -477,6 +495,7 @@ static inline bool percpu_ref_tryget_live(struct percpu_ref *r)
 	return true;
 }
 static inline void percpu_ref_put(struct percpu_ref *r) { r->count--; }
+static inline void percpu_ref_get(struct percpu_ref *r) { r->count++; }
 #define atomic_read(a)		((a)->counter)
 #define atomic_set(a, n)	((void)((a)->counter = (n)))
 #define HZ			100
