@@ -222,12 +222,6 @@ const char *pr_cmd_port_id(struct tcmx_cmd *cmd)
 	return cmd->nexus ? cmd->nexus->port_id : "";
 }
 
-struct tcmx_pr_reg *pr_find_cmd(struct tcmx_cmd *cmd)
-{
-	return pr_find(cmd->dev, cmd->lun, pr_cmd_name(cmd),
-		       pr_cmd_port_id(cmd));
-}
-
 void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
 		   const char *name, const char *port_id)
 {

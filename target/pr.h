@@ -93,7 +93,7 @@ void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
  * state lock.  pr_reg_is(): @reg is the registration of the I_T nexus of
  * that initiator port (its hashes @h) through @lun; O(1) unless it is.
  * pr_find(): that registration, if any (pr_lock or pr_mutex), the port's
- * hashes made once; pr_find_cmd(): the one of @cmd's I_T nexus.
+ * hashes made once.
  * pr_reg_set_id(): @reg's identity, copied, and its hashes.
  */
 bool pr_per_tpg(struct tcmx_lun *lun);
@@ -104,7 +104,6 @@ bool pr_reg_is(const struct tcmx_pr_reg *reg, struct tcmx_lun *lun,
 	       const char *port_id);
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun,
 			    const char *name, const char *port_id);
-struct tcmx_pr_reg *pr_find_cmd(struct tcmx_cmd *cmd);
 void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
 		   const char *name, const char *port_id);
 /* the initiator port name and port id of @cmd's nexus ("" for none) */

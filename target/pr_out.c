@@ -62,6 +62,18 @@ static struct tcmx_pr_reg *pr_nx_find(struct tcmx_dev *dev,
 	return pr_find(dev, nx->lun, id.name, id.port_id);
 }
 
+/* the sending I_T nexus's registration, from its hashes made before */
+static struct tcmx_pr_reg *pr_find_sender(struct tcmx_cmd *cmd,
+					  const struct pr_out *o)
+{
+	struct tcmx_pr_reg *reg;
+
+	list_for_each_entry(reg, &tcmx_core(cmd->dev)->pr_regs, node)
+		if (pr_reg_is(reg, cmd->lun, &o->hash, o->name, o->port_id))
+			return reg;
+	return NULL;
+}
+
 /* a spare of @o becomes @nx's registration with @key */
 static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 				      const struct pr_nx *nx, u64 key,
@@ -172,7 +184,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg = pr_find_cmd(cmd);
+	struct tcmx_pr_reg *reg = pr_find_sender(cmd, o);
 	enum tcmx_status status;
 
 	if (!reg) {
@@ -330,7 +342,7 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *src = pr_find_cmd(cmd), *dst;
+	struct tcmx_pr_reg *src = pr_find_sender(cmd, o), *dst;
 	struct pr_nx *to = &o->move_to;
 
 	if (!src || src->key != o->key || !cd->pr_holder ||
@@ -399,7 +411,7 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg = pr_find_cmd(cmd);
+	struct tcmx_pr_reg *reg = pr_find_sender(cmd, o);
 
 	if (pr_spc2_other(cd, cmd))
 		return TCMX_CONFLICT;
