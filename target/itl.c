@@ -2,7 +2,8 @@
 /*
  * The life of an I_T_L nexus's state (struct tcmx_itl): made with each
  * entry of an I_T nexus's map before acl.c publishes it, ended once it is
- * unpublished, freed a grace period after its last reference goes (the
+ * unpublished (a registered one once its pinned commands are done, in
+ * tcmx_wq), freed a grace period after its last reference goes (the
  * gate may still read it in a command that found the entry before).  pr.c
  * puts it on and takes it off its device's list, under the PR lock, so
  * that no change of the registrations misses it; ua.c keeps its unit
@@ -17,10 +18,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include "itl.h"
 
@@ -38,6 +41,13 @@ struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 	itl->id = id;
 	atomic_set(&itl->deferred, 0);
 	refcount_set(&itl->ref, 1);		/* the map entry's */
+	/*
+	 * One of the entry still ending (tcmx_itl_end_work()): the commands
+	 * that found its map entry pin it, not this one, before it is
+	 * replaced here.  Only when a number is mapped again that soon.
+	 */
+	if (xa_load(&n->itls, id))
+		synchronize_rcu();
 	/* no command finds it before acl.c publishes the map entry */
 	if (xa_err(xa_store(&n->itls, id, itl, GFP_KERNEL))) {
 		kfree(itl);
@@ -48,26 +58,56 @@ struct tcmx_itl *tcmx_itl_add(struct tcmx_nexus *n, u64 id,
 	return itl;
 }
 
+/*
+ * Off its device's list (an I_T nexus loss) and its nexus's itls, unless
+ * another I_T_L nexus took its entry there since, with the map entry's
+ * reference.
+ */
+static void tcmx_itl_end(struct tcmx_itl *itl)
+{
+	tcmx_pr_itl_gone(itl);
+	xa_cmpxchg(&itl->nexus->itls, itl->id, itl, NULL, GFP_KERNEL);
+	tcmx_itl_put(itl);
+}
+
+/*
+ * The end of a registered I_T_L nexus, in tcmx_wq: it can be preempted
+ * until it is off its device's list, so PREEMPT AND ABORT must see its
+ * commands there until they are done.  Those that found its map entry
+ * before it was unpublished have pinned it a grace period later (it is
+ * still in n->itls), then finish.  Its nexus (n->deferred) and LUN (a
+ * reference) wait for this end, without tcmx_cfs_mutex: neither goes
+ * while the I_T_L nexus is on the list.
+ */
+static void tcmx_itl_end_work(struct work_struct *work)
+{
+	struct tcmx_itl *itl = container_of(work, struct tcmx_itl, end_work);
+	struct tcmx_nexus *n = itl->nexus;
+	struct tcmx_lun *lun = itl->lun;
+
+	synchronize_rcu();
+	wait_var_event(&itl->deferred, !atomic_read(&itl->deferred));
+	tcmx_itl_end(itl);
+	percpu_ref_put(&lun->ref);
+	/* the last touch of the nexus: it may go from here on */
+	if (atomic_dec_and_test(&n->deferred))
+		wake_up_var(&n->deferred);
+}
+
 void tcmx_itl_del(struct tcmx_nexus *n, u64 id)
 {
 	struct tcmx_itl *itl = xa_load(&n->itls, id);
 
 	if (!itl)
 		return;
-	/*
-	 * A registered one can be preempted until it is off its device's
-	 * list: PREEMPT AND ABORT must see its commands until they are done.
-	 * Those that found the entry before it was unpublished have pinned
-	 * it a grace period later (it is still in n->itls), then finish.
-	 */
-	if (READ_ONCE(itl->pr_reg)) {
-		synchronize_rcu();
-		wait_var_event(&itl->deferred, !atomic_read(&itl->deferred));
+	if (!READ_ONCE(itl->pr_reg)) {
+		tcmx_itl_end(itl);
+		return;
 	}
-	/* off the list, its unit attentions dropped: an I_T nexus loss */
-	tcmx_pr_itl_gone(itl);
-	xa_erase(&n->itls, id);
-	tcmx_itl_put(itl);
+	percpu_ref_get(&itl->lun->ref);
+	atomic_inc(&n->deferred);
+	INIT_WORK(&itl->end_work, tcmx_itl_end_work);
+	queue_work(tcmx_wq, &itl->end_work);
 }
 
 void tcmx_itl_get(struct tcmx_itl *itl)

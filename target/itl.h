@@ -12,8 +12,10 @@
  * NULL if the entry is gone (a command racing its unmapping: the nexus
  * is going); any context.  tcmx_itl_unpin() (@itl NULL: nothing), any
  * context.  tcmx_itl_get() on one of a device's itls (pr_mutex), and
- * tcmx_itl_put().  tcmx_itl_del() of a registered one waits for its pins
- * first, so that a PREEMPT AND ABORT sees them while they run.
+ * tcmx_itl_put().  tcmx_itl_del() of a registered one leaves it on its
+ * device's list until its pins are done, so that a PREEMPT AND ABORT sees
+ * them while they run: in tcmx_wq, not under tcmx_cfs_mutex (its nexus's
+ * deferred count and a reference to its LUN wait for that end).
  */
 #ifndef TCMX_ITL_H
 #define TCMX_ITL_H

@@ -32,10 +32,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <scsi/scsi_proto.h>
@@ -59,6 +62,7 @@ void tcmx_pr_dev_init(struct tcmx_dev *dev)
 	seqcount_spinlock_init(&cd->pr_seq, &cd->pr_lock);
 	INIT_LIST_HEAD(&cd->pr_regs);
 	INIT_LIST_HEAD(&cd->pr_saved);
+	get_random_bytes(&cd->pr_hash_key, sizeof(cd->pr_hash_key));
 	/* from the process creating the device, if <dbroot>/pr is there */
 	pr_aptpl_dir_pin(cd);
 }
@@ -142,17 +146,53 @@ bool pr_per_tpg(struct tcmx_lun *lun)
 }
 
 /*
+ * The hash of @s (at most @size - 1 bytes of it) without case, keyed per
+ * device: an initiator cannot pick names whose hashes collide with
+ * another's, so the compares it can cause under the state lock are those
+ * of its own identity.  Its length into *@len.
+ */
+static u32 pr_hash_str(struct tcmx_dev *dev, const char *s, size_t size,
+		       u16 *len)
+{
+	char low[TCMX_NAME_LEN];
+	size_t n;
+
+	for (n = 0; n + 1 < min(size, sizeof(low)) && s[n]; n++)
+		low[n] = tolower(s[n]);
+	*len = n;
+	return (u32)siphash(low, n, &tcmx_core(dev)->pr_hash_key);
+}
+
+void pr_hash_set(struct tcmx_dev *dev, struct tcmx_pr_hash *h,
+		 const char *name, const char *port_id)
+{
+	h->name = pr_hash_str(dev, name, TCMX_NAME_LEN, &h->name_len);
+	h->port_id = pr_hash_str(dev, port_id, TCMX_PORT_ID_LEN,
+				 &h->port_id_len);
+}
+
+/*
  * A registration without a port id (made from a TransportID without
  * ISID) is that of every port of the name; iSCSI names compare without
- * case, as TransportIDs do.
+ * case, as TransportIDs do.  The hashes first: the names compare only
+ * for the registration of the identity (or a collision), so that a walk
+ * under pr_lock costs a few loads per entry.
  */
 bool pr_reg_is(const struct tcmx_pr_reg *reg, struct tcmx_lun *lun,
-	       const char *name, const char *port_id)
+	       const struct tcmx_pr_hash *h, const char *name,
+	       const char *port_id)
 {
+	const struct tcmx_pr_hash *r = &reg->hash;
+
 	if (reg->lun != lun)
 		return false;
 	if (pr_per_tpg(lun))
 		return true;
+	if (r->name != h->name || r->name_len != h->name_len)
+		return false;
+	if (r->port_id_len && h->port_id_len &&
+	    (r->port_id != h->port_id || r->port_id_len != h->port_id_len))
+		return false;
 	return !strcasecmp(reg->name, name) &&
 	       (!reg->port_id[0] || !port_id[0] ||
 		!strcasecmp(reg->port_id, port_id));
@@ -161,10 +201,13 @@ bool pr_reg_is(const struct tcmx_pr_reg *reg, struct tcmx_lun *lun,
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun,
 			    const char *name, const char *port_id)
 {
+	struct tcmx_pr_hash h = { };
 	struct tcmx_pr_reg *reg;
 
+	if (!pr_per_tpg(lun))
+		pr_hash_set(dev, &h, name, port_id);
 	list_for_each_entry(reg, &tcmx_core(dev)->pr_regs, node)
-		if (pr_reg_is(reg, lun, name, port_id))
+		if (pr_reg_is(reg, lun, &h, name, port_id))
 			return reg;
 	return NULL;
 }
@@ -179,12 +222,6 @@ const char *pr_cmd_port_id(struct tcmx_cmd *cmd)
 	return cmd->nexus ? cmd->nexus->port_id : "";
 }
 
-struct tcmx_pr_reg *pr_find_cmd(struct tcmx_cmd *cmd)
-{
-	return pr_find(cmd->dev, cmd->lun, pr_cmd_name(cmd),
-		       pr_cmd_port_id(cmd));
-}
-
 void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
 		   const char *name, const char *port_id)
 {
@@ -195,11 +232,13 @@ void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
 	else
 		strscpy(reg->name, name, sizeof(reg->name));
 	strscpy(reg->port_id, port_id, sizeof(reg->port_id));
+	pr_hash_set(lun->dev, &reg->hash, reg->name, reg->port_id);
 }
 
+/* the hashes of @itl's initiator port are made before it is on cd->itls */
 static bool pr_itl_is(struct tcmx_itl *itl, const struct tcmx_pr_reg *reg)
 {
-	return pr_reg_is(reg, itl->lun, itl->nexus->name,
+	return pr_reg_is(reg, itl->lun, &itl->pr_hash, itl->nexus->name,
 			 itl->nexus->port_id);
 }
 
@@ -241,7 +280,8 @@ void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
  * A new I_T_L nexus, not yet published: the registration of its I_T
  * nexus, and onto the device's list under pr_mutex and pr_lock, so that
  * no change of the registrations misses it and PR's walks of the list
- * (pr_match.c) may compare names with only pr_mutex held.
+ * (pr_match.c) may compare names with only pr_mutex held.  A loss of an
+ * I_T nexus of its registration is told once, to the first that comes.
  */
 void tcmx_pr_itl_new(struct tcmx_itl *itl)
 {
@@ -249,6 +289,10 @@ void tcmx_pr_itl_new(struct tcmx_itl *itl)
 	enum tcmx_sense code = TCMX_SENSE_UA_POWER_ON;
 	struct tcmx_pr_reg *reg;
 
+	/* a nexus_per_tpg fabric's name is not compared (and may change) */
+	if (!pr_per_tpg(itl->lun))
+		pr_hash_set(itl->dev, &itl->pr_hash, itl->nexus->name,
+			    itl->nexus->port_id);
 	mutex_lock(&cd->pr_mutex);
 	spin_lock_irq(&cd->pr_lock);
 	list_for_each_entry(reg, &cd->pr_regs, node)
@@ -257,6 +301,7 @@ void tcmx_pr_itl_new(struct tcmx_itl *itl)
 			/* its registration outlived it: the nexus was lost */
 			if (reg->nexus_lost)
 				code = TCMX_SENSE_UA_I_T_NEXUS_LOSS;
+			reg->nexus_lost = false;
 			break;
 		}
 	spin_lock(&tcmx_itl_lock);

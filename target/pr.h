@@ -48,11 +48,12 @@ struct tcmx_pr_reg {
 	u32			generation;	/* PRgeneration when registered */
 	bool			all_tg_pt;	/* made by REGISTER ALL_TG_PT */
 	/*
-	 * An I_T nexus of it ended (under pr_lock): one that comes back
-	 * hears I_T NEXUS LOSS OCCURRED, not POWER ON (SAM-5 6.3.4)
+	 * An I_T nexus of it ended (under pr_lock): the next that comes
+	 * hears I_T NEXUS LOSS OCCURRED, not POWER ON (SAM-5 6.3.4), once
 	 */
 	bool			nexus_lost;
 	u64			mapped_lun;	/* @lun as the initiator maps it */
+	struct tcmx_pr_hash	hash;		/* of @name and @port_id */
 	char			name[TCMX_NAME_LEN];
 	char			port_id[TCMX_PORT_ID_LEN];
 };
@@ -87,17 +88,22 @@ void pr_reg_detach(struct tcmx_core_dev *cd, struct tcmx_pr_reg *reg,
 		   struct list_head *to);
 /*
  * pr.c: I_T nexus identity.  pr_per_tpg(): @lun's fabric has one nexus
- * per TPG.  pr_reg_is(): @reg is the registration of the I_T nexus of
- * initiator port @name, @port_id through @lun.  pr_find(): that
- * registration, if any (pr_lock or pr_mutex); pr_find_cmd(): the one of
- * @cmd's I_T nexus.  pr_reg_set_id(): @reg's identity, copied.
+ * per TPG.  pr_hash_set(): the hashes of initiator port @name, @port_id
+ * into @h (not needed through a nexus_per_tpg fabric's LUNs), outside the
+ * state lock.  pr_reg_is(): @reg is the registration of the I_T nexus of
+ * that initiator port (its hashes @h) through @lun; O(1) unless it is.
+ * pr_find(): that registration, if any (pr_lock or pr_mutex), the port's
+ * hashes made once.
+ * pr_reg_set_id(): @reg's identity, copied, and its hashes.
  */
 bool pr_per_tpg(struct tcmx_lun *lun);
+void pr_hash_set(struct tcmx_dev *dev, struct tcmx_pr_hash *h,
+		 const char *name, const char *port_id);
 bool pr_reg_is(const struct tcmx_pr_reg *reg, struct tcmx_lun *lun,
-	       const char *name, const char *port_id);
+	       const struct tcmx_pr_hash *h, const char *name,
+	       const char *port_id);
 struct tcmx_pr_reg *pr_find(struct tcmx_dev *dev, struct tcmx_lun *lun,
 			    const char *name, const char *port_id);
-struct tcmx_pr_reg *pr_find_cmd(struct tcmx_cmd *cmd);
 void pr_reg_set_id(struct tcmx_pr_reg *reg, struct tcmx_lun *lun, u64 mapped,
 		   const char *name, const char *port_id);
 /* the initiator port name and port id of @cmd's nexus ("" for none) */
@@ -139,7 +145,10 @@ enum tcmx_status pr_out(struct tcmx_cmd *cmd);
 /*
  * An I_T nexus PERSISTENT RESERVE OUT found: a target port, the number
  * the initiator maps it as, and where its initiator port's identity comes
- * from: the TransportID at o->tids + @tid, or the sender's (PR_NX_SELF).
+ * from: the TransportID at o->tids + @tid, the sender's (PR_NX_SELF), or
+ * the sender's name with every port id of it (PR_NX_SELF_NAME: a target
+ * port ALL_TG_PT reaches through a node ACL, registered without ISID as
+ * in-tree).
  */
 struct pr_nx {
 	struct tcmx_lun		*lun;
@@ -148,6 +157,7 @@ struct pr_nx {
 };
 
 #define PR_NX_SELF		U32_MAX
+#define PR_NX_SELF_NAME		(U32_MAX - 1)
 
 /* an initiator port's identity, resolved */
 struct pr_ident {
@@ -167,6 +177,7 @@ struct pr_out {
 	/* the sending initiator port: its nexus is pinned by the command */
 	const char		*name;
 	const char		*port_id;
+	struct tcmx_pr_hash	hash;		/* of @name, @port_id */
 	/*
 	 * Matched before the state lock is taken (pr_out_match(), under
 	 * cd->lock and pr_mutex): the I_T nexuses of the sending initiator

@@ -48,12 +48,13 @@ static void pr_tid_ident(const u8 *tid, u32 len, struct pr_ident *id)
 void pr_nx_ident(const struct pr_out *o, const struct pr_nx *nx,
 			struct pr_ident *id)
 {
-	if (nx->tid != PR_NX_SELF) {
+	if (nx->tid != PR_NX_SELF && nx->tid != PR_NX_SELF_NAME) {
 		pr_tid_ident(o->tids + nx->tid, o->tids_len - nx->tid, id);
 		return;
 	}
 	strscpy(id->name, o->name, sizeof(id->name));
-	strscpy(id->port_id, o->port_id, sizeof(id->port_id));
+	strscpy(id->port_id, nx->tid == PR_NX_SELF ? o->port_id : "",
+		sizeof(id->port_id));
 }
 
 /* The length of the TransportID at @p (@len bytes left), or 0 if bad. */
@@ -195,30 +196,38 @@ static bool pr_tid_reaches(struct tcmx_lun *lun, const u8 *tid, u32 len,
 }
 
 /*
- * cd->lock and pr_mutex held: does the sending initiator port have an I_T
- * nexus through @lun, or a node ACL of its name of the same fabric map
- * @lun?  Its mapped LUN into *@mapped.  The walk as above.
+ * cd->lock and pr_mutex held: does a node ACL of the sending initiator
+ * port's name, of the same fabric, map @lun, or else does that port have
+ * an I_T nexus through @lun?  Into *@nx: @lun, its mapped LUN, and whose
+ * identity it registers.  In-tree (__core_scsi3_alloc_registration())
+ * registers the ports a node ACL maps without ISID: every port of the
+ * name (PR_NX_SELF_NAME); one only a session reaches (demo mode), which
+ * in-tree skips, is the sender's very port.  The walk as above.
  */
 static bool pr_port_reaches(struct tcmx_cmd *cmd, struct pr_out *o,
-			    struct tcmx_lun *lun, u64 *mapped)
+			    struct tcmx_lun *lun, struct pr_nx *nx)
 {
 	struct tcmx_core_dev *cd = tcmx_core(lun->dev);
 	struct tcmx_itl *itl;
 
 	lockdep_assert_held(&cd->pr_mutex);
-	*mapped = lun->index;
+	*nx = (struct pr_nx){ lun, lun->index, PR_NX_SELF };
 	if (pr_per_tpg(lun))
 		return lun->tpg->ops == cmd->lun->tpg->ops &&
 		       !strcmp(pr_nexus_name(lun), pr_nexus_name(cmd->lun));
+	if (lun->tpg->ops == cmd->lun->tpg->ops &&
+	    pr_acl_maps(lun, pr_acl_is_sender, o, &nx->mapped)) {
+		nx->tid = PR_NX_SELF_NAME;
+		return true;
+	}
 	list_for_each_entry(itl, &cd->itls, dev_node) {
 		if (itl->lun != lun || strcmp(itl->nexus->name, o->name) ||
 		    strcmp(itl->nexus->port_id, o->port_id))
 			continue;
-		*mapped = itl->id;
+		nx->mapped = itl->id;
 		return true;
 	}
-	return lun->tpg->ops == cmd->lun->tpg->ops &&
-	       pr_acl_maps(lun, pr_acl_is_sender, o, mapped);
+	return false;
 }
 
 /* cd->lock held: the I_T nexus through relative port @rtpi @tid names */
@@ -295,7 +304,6 @@ bool pr_out_match(struct tcmx_cmd *cmd, struct pr_out *o,
 	struct tcmx_lun *lun;
 	u32 nluns = 0, max;
 	u8 sa = cmd->desc->sa;
-	u64 mapped;
 
 	o->tid_bad = PR_TID_OK;
 	if (sa == PRO_REGISTER_AND_MOVE) {
@@ -313,9 +321,9 @@ bool pr_out_match(struct tcmx_cmd *cmd, struct pr_out *o,
 	if (!o->port || !o->named)
 		return false;
 	list_for_each_entry(lun, &cd->luns, dev_node)
-		if (lun != cmd->lun && pr_port_reaches(cmd, o, lun, &mapped))
-			o->port[o->nport++] =
-				(struct pr_nx){ lun, mapped, PR_NX_SELF };
+		if (lun != cmd->lun &&
+		    pr_port_reaches(cmd, o, lun, &o->port[o->nport]))
+			o->nport++;
 	if (o->tids)
 		pr_out_tids(cmd, o, max);
 	return true;

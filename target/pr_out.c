@@ -12,9 +12,10 @@
  * receiving port, or any with ALL_TG_PT); a TransportID with an ISID
  * names that port of the initiator, one without every port of the name.
  * ALL_TG_PT registers the sending initiator port through every target
- * port of the device it has an I_T nexus through.  Where there is no
- * session, a node ACL that maps the LUN names the I_T nexus to be
- * (pr_match.c): its registration waits for it.
+ * port of the device it has an I_T nexus through; through one that a
+ * node ACL of its name maps, session or not, it registers the name
+ * without ISID, as in-tree.  A node ACL that maps the LUN names the I_T
+ * nexus to be (pr_match.c): the registration waits for it.
  *
  * PREEMPT AND ABORT preempts as PREEMPT does, then waits until every
  * command of the preempted I_T nexuses to the logical unit that the gate
@@ -61,6 +62,18 @@ static struct tcmx_pr_reg *pr_nx_find(struct tcmx_dev *dev,
 	return pr_find(dev, nx->lun, id.name, id.port_id);
 }
 
+/* the sending I_T nexus's registration, from its hashes made before */
+static struct tcmx_pr_reg *pr_find_sender(struct tcmx_cmd *cmd,
+					  const struct pr_out *o)
+{
+	struct tcmx_pr_reg *reg;
+
+	list_for_each_entry(reg, &tcmx_core(cmd->dev)->pr_regs, node)
+		if (pr_reg_is(reg, cmd->lun, &o->hash, o->name, o->port_id))
+			return reg;
+	return NULL;
+}
+
 /* a spare of @o becomes @nx's registration with @key */
 static struct tcmx_pr_reg *pr_add_reg(struct tcmx_dev *dev, struct pr_out *o,
 				      const struct pr_nx *nx, u64 key,
@@ -88,7 +101,8 @@ static bool pr_in_port(struct pr_out *o, struct tcmx_pr_reg *reg)
 	u32 i;
 
 	for (i = 0; i < o->nport; i++)
-		if (pr_reg_is(reg, o->port[i].lun, o->name, o->port_id))
+		if (pr_reg_is(reg, o->port[i].lun, &o->hash, o->name,
+			      o->port_id))
 			return true;
 	return false;
 }
@@ -170,7 +184,7 @@ static enum tcmx_status pr_register(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg = pr_find_cmd(cmd);
+	struct tcmx_pr_reg *reg = pr_find_sender(cmd, o);
 	enum tcmx_status status;
 
 	if (!reg) {
@@ -328,7 +342,7 @@ static enum tcmx_status pr_move(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *src = pr_find_cmd(cmd), *dst;
+	struct tcmx_pr_reg *src = pr_find_sender(cmd, o), *dst;
 	struct pr_nx *to = &o->move_to;
 
 	if (!src || src->key != o->key || !cd->pr_holder ||
@@ -397,7 +411,7 @@ static enum tcmx_status pr_out_locked(struct tcmx_cmd *cmd, struct pr_out *o,
 {
 	struct tcmx_dev *dev = cmd->dev;
 	struct tcmx_core_dev *cd = tcmx_core(dev);
-	struct tcmx_pr_reg *reg = pr_find_cmd(cmd);
+	struct tcmx_pr_reg *reg = pr_find_sender(cmd, o);
 
 	if (pr_spc2_other(cd, cmd))
 		return TCMX_CONFLICT;
@@ -454,8 +468,8 @@ static void pr_abort_hold(struct tcmx_cmd *cmd, struct pr_out *o,
 	o->own = cmd->pinned ? cmd->itl : NULL;
 	list_for_each_entry(itl, &cd->itls, dev_node)
 		list_for_each_entry(reg, gone, node) {
-			if (!pr_reg_is(reg, itl->lun, itl->nexus->name,
-				       itl->nexus->port_id))
+			if (!pr_reg_is(reg, itl->lun, &itl->pr_hash,
+				       itl->nexus->name, itl->nexus->port_id))
 				continue;
 			tcmx_itl_get(itl);
 			o->held[o->nheld++] = itl;
@@ -616,6 +630,8 @@ enum tcmx_status pr_out(struct tcmx_cmd *cmd)
 	INIT_LIST_HEAD(&o.spare);
 	o.name = pr_cmd_name(cmd);
 	o.port_id = pr_cmd_port_id(cmd);
+	/* before any lock: the walks under pr_lock compare hashes */
+	pr_hash_set(dev, &o.hash, o.name, o.port_id);
 	status = pr_out_cdb(cmd, len);
 	if (status != TCMX_GOOD)
 		return status;

@@ -296,7 +296,8 @@ struct tcmx_nexus {
 	struct tcmx_tpg			*tpg;
 	struct tcmx_acl			*acl;	/* NULL: demo mode */
 	struct list_head		node;	/* tpg->nexuses */
-	atomic_t			deferred;	/* pinned commands */
+	/* pinned commands, and I_T_L nexuses ending (itl.c) */
+	atomic_t			deferred;
 	/*
 	 * fabric, set before registering: in demo mode (no ACL) every
 	 * entry is a write-protected mapping (demo_mode_write_protect)
@@ -378,7 +379,6 @@ struct tcmx_lun {
 	struct tcmx_dev			*dev;		/* NULL while unlinked */
 	struct tcmx_stats __percpu	*stats;		/* while linked */
 	struct percpu_ref		ref;		/* deferred commands */
-	atomic_t			deferred;	/* how many run now */
 	struct completion		drained;
 	struct tcmx_tg_pt_gp		*tg_pt_gp;	/* ALUA group (core) */
 	u16				rtpi;		/* relative target port id */

@@ -68,6 +68,7 @@
 #include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/seqlock.h>
+#include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include "tcmx.h"
 #include "stats.h"
@@ -262,6 +263,8 @@ struct tcmx_core_dev {
 	struct mutex			pr_file_mutex;
 	struct path			pr_dir;
 	bool				pr_dir_pinned;
+	/* pr.c: the key of the initiator ports' hashes (struct tcmx_pr_hash) */
+	siphash_key_t			pr_hash_key;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
@@ -575,6 +578,18 @@ bool tcmx_excl_waits(struct tcmx_cmd *cmd);
 enum tcmx_status tcmx_excl_rw(struct tcmx_cmd *cmd);
 
 /*
+ * An initiator port's name and port id as pr.c compares them under
+ * pr_lock, interrupts off: keyed hashes (case aside) and lengths, so that
+ * only an identity that matches them costs a compare of the names.
+ */
+struct tcmx_pr_hash {
+	u32				name;
+	u32				port_id;
+	u16				name_len;
+	u16				port_id_len;	/* 0: "" */
+};
+
+/*
  * One I_T_L nexus: an entry of a nexus's map (acl.c), the state SAM and
  * SPC keep per I_T nexus and LUN.  ua.c makes it before the entry is
  * published and frees it a grace period after it is gone; it is on its
@@ -591,18 +606,21 @@ struct tcmx_itl {
 	u64				id;		/* the mapped LUN */
 	struct list_head		dev_node;	/* cd->itls */
 	struct tcmx_pr_reg		*pr_reg;
+	struct tcmx_pr_hash		pr_hash;	/* its nexus's (pr.c) */
 	u8				ua_count;
 	u8				ua[TCMX_UA_MAX];
 	struct rcu_head			rcu;
 	atomic_t			deferred;	/* pinned commands */
 	refcount_t			ref;
+	struct work_struct		end_work;	/* itl.c */
 };
 
 /*
  * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for entry @id
  * (LUN @lun, linked), with POWER ON pending, before acl.c publishes the
  * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
- * unpublished (tcmx_cfs_mutex held for both).  tcmx_cmd_itl(): the state
+ * unpublished, a registered one in tcmx_wq (tcmx_cfs_mutex held for both,
+ * neither waits for commands).  tcmx_cmd_itl(): the state
  * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
  * tcmx_itl_lock guards the queues and, with pr_mutex, every device's itls
  * (either lock holds the list still: pr.c walks it under pr_mutex).

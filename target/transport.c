@@ -100,7 +100,6 @@ void tcmx_cmd_pin(struct tcmx_cmd *cmd)
 {
 	if (cmd->lun) {
 		percpu_ref_get(&cmd->lun->ref);
-		atomic_inc(&cmd->lun->deferred);
 		/* tcmx_nexus_unregister() waits for it too */
 		atomic_inc(&cmd->nexus->deferred);
 		/* and PREEMPT AND ABORT, if its I_T_L nexus is preempted */
@@ -128,8 +127,6 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 		return;
 	/* PREEMPT AND ABORT may wait for its I_T_L nexus's commands */
 	tcmx_itl_unpin(itl);
-	if (atomic_dec_and_test(&lun->deferred))
-		wake_up_var(&lun->deferred);
 	if (atomic_dec_and_test(&n->deferred))
 		wake_up_var(&n->deferred);
 	percpu_ref_put(&lun->ref);

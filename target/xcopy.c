@@ -411,7 +411,6 @@ static bool xc_resolve(struct tcmx_cmd *cmd, struct xc_op *op, u16 index,
 	if (!xc_nexus_lun_by_naa(cmd, naa, lu))
 		return false;
 	lu->pinned = true;
-	atomic_inc(&lu->lun->deferred);
 	lu->itl = tcmx_itl_pin(cmd->nexus, lu->id, lu->lun);
 	return true;
 }
@@ -422,8 +421,6 @@ static void xc_unpin(struct xc_lu *lu)
 		return;
 	tcmx_itl_unpin(lu->itl);
 	lu->itl = NULL;
-	if (atomic_dec_and_test(&lu->lun->deferred))
-		wake_up_var(&lu->lun->deferred);
 	percpu_ref_put(&lu->lun->ref);
 	lu->pinned = false;
 }

@@ -876,3 +876,74 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
     assert tcmxlib.ua_clear(b) == [REG_PREEMPTED]
     assert sgcmd(b, WRITE10, dout=bytes(512))[0] == CONFLICT
     assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
+def test_ending_a_registered_nexus_leaves_configfs_free(
+        one_lun_two_sessions):
+    """B is registered and has a write held (hold_every) when its node
+    ACL's mapping of the LUN goes. Its I_T_L nexus ends only once that
+    write is done (a PREEMPT AND ABORT would still wait for it), but the
+    unmapping returns at once: the wait used to hold the configfs-wide
+    mutex for the whole hold. B's registration stays, A sees its key."""
+    d = one_lun_two_sessions
+    a, b = d["a"], d["b"]
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    lun0 = "%s/%s/tpgt_1/acls/%s/lun_0" % (iscsi.ISCSI, d["iqn"],
+                                           iscsi.INI_B)
+    links = [os.path.join(lun0, e) for e in os.listdir(lun0)
+             if os.path.islink(os.path.join(lun0, e))]
+    assert links
+    try:
+        t, done = held_write(b, b"\xbb", 30000)
+        start = time.monotonic()
+        for link in links:
+            os.unlink(link)
+        unmapped = time.monotonic() - start
+        held = "write" not in done
+        t.join(120)
+    finally:
+        wr(HOLD + "hold_every", "0")
+        wr(HOLD + "hold_ms", "5000")
+    assert held and unmapped < 10, \
+        "the unmapping waited %.1f s for B's held write" % unmapped
+    assert "write" in done
+    assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xb)
+
+
+def test_all_tg_pt_through_a_node_acl_registers_the_name_without_isid(
+        stack):
+    """One ramdisk as LUN 0 of two iSCSI TPGs, each with a node ACL of
+    INI_A mapping it; INI_A logged in through the first only. REGISTER
+    with ALL_TG_PT registers it through both target ports: through its
+    own with its ISID (TransportID format 01h), through the other, which
+    only the node ACL reaches, without one (format 00h: every port of the
+    name), as in-tree. Unregistering through its own port ends both."""
+    why = iscsi.missing()
+    if why is not None:
+        pytest.skip(str(why))
+    iscsi.load()
+    try:
+        t = iscsi.target()
+        tpg1 = iscsi.tpg(t, 1)
+        tpg2 = iscsi.tpg(t, 2, portals=(iscsi.ADDR2,))
+        _, so = iscsi.rd_lun(tpg1, 0, 16 * MiB, name="pr2")
+        tcmxlib.link_lun(tpg2, 0, so)
+        for tpg in (tpg1, tpg2):
+            iscsi.acl(tpg, iscsi.INI_A, maps=[(0, 0)])
+            iscsi.enable(tpg)
+        iqn = os.path.basename(t)
+        name = iscsi.INI_A.encode()
+        with tcmxlib.sd_off(), iscsi.Initiator(iscsi.INI_A) as ini:
+            ini.iface("ia", iscsi.INI_A)
+            ini.discover(iscsi.ADDR1, ifaces=("ia",))
+            a = session_sg(ini.login(iqn, iscsi.ADDR1, iface="ia"))
+            tcmxlib.ua_clear(a)
+            assert prout(a, 0, sa_key=0xa, flags=0x04) == (GOOD, None)
+            st = full_status(prin(a, 3))
+            assert sorted((e[0], e[1] & 0x02, e[3][0],
+                           e[3][4:4 + len(name)]) for e in st) == \
+                [(0xa, 0x02, 0x05, name), (0xa, 0x02, 0x45, name)], st
+            assert prout(a, 0, key=0xa, flags=0x04) == (GOOD, None)
+            assert prin(a, 0)[4:8] == bytes(4)
+    finally:
+        iscsi.unload()

@@ -232,13 +232,16 @@ void ut_warn(const char *file, int line)
 	fz_fail("WARN_ON");
 }
 
-/* LUN references EXTENDED COPY took and did not put (none may stay) */
+/*
+ * LUN references and I_T_L nexus pins EXTENDED COPY took and did not put
+ * (none may stay)
+ */
 static bool fz_pinned(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ut_luns); i++)
-		if (ut_luns[i].ref.count || atomic_read(&ut_luns[i].deferred))
+		if (ut_luns[i].ref.count || atomic_read(&ut_itls[i].deferred))
 			return true;
 	return false;
 }

@@ -399,17 +399,118 @@ static void nexus_register_through_acls(void)
 	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
 	CHECK(list_empty(&ut_cdev.pr_regs));
 
-	/* ALL_TG_PT: A's node ACL maps LUN 5 as 1, A has no session there */
+	/*
+	 * ALL_TG_PT: A's node ACL maps LUN 5 as 1, A has no session there.
+	 * As in-tree, the registration through it has no ISID: every port
+	 * of the name, so a session with another ISID has it.
+	 */
 	nx_acl_add(1, NAME, 1, &ut_luns[1]);
 	ut_out = nx_prout_param(0, 0xc);
 	nx_param[20] = ALL_TG_PT;
 	EXPECT(on(&ut_nexus, C(0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0), 24, OUT),
 	       UT_GOOD);
-	reg = nx_reg(NAME, ISID_A, &ut_luns[1]);
+	reg = nx_reg(NAME, "", &ut_luns[1]);
 	CHECK(reg && reg->key == 0xc && reg->all_tg_pt &&
 	      reg->mapped_lun == 1 && itl_a()->pr_reg &&
-	      itl_a()->pr_reg->all_tg_pt);
-	EXPECT(prout_on(&ut_nexus, 3, 0xc, 0, 0), UT_GOOD);	/* CLEAR */
+	      itl_a()->pr_reg->all_tg_pt && !nx_reg(NAME, ISID_A, &ut_luns[1]));
+	strcpy(nx_c.name, NAME);
+	strcpy(nx_c.port_id, ISID_C);
+	itl = tcmx_itl_add(&nx_c, 1, &ut_luns[1]);
+	CHECK(itl && itl->pr_reg == reg);
+	tcmx_itl_del(&nx_c, 1);
+	/* A unregisters: the registrations ALL_TG_PT made go with its own */
+	EXPECT(prout_on(&ut_nexus, 0, 0xc, 0, 0), UT_GOOD);
+	CHECK(list_empty(&ut_cdev.pr_regs) && !itl_a()->pr_reg);
+	nx_teardown();
+}
+
+/*
+ * The walks under pr_lock (interrupts off) compare the names of no
+ * identity but the one they look for: registrations of three initiator
+ * ports (two ISIDs of one name, another name), a reservation, a
+ * preemption, a new session, each walk compares keys, and names only
+ * where they match.
+ */
+static void nexus_pr_lock_compares(void)
+{
+	static const char *const tid_c[] = { OTHER ISID_C };
+	static void *nx_c_itls[UT_XA_MAX];
+	static struct tcmx_nexus nx_c;
+	struct tcmx_itl *itl;
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	nx_acl_add(0, OTHER, 2, &ut_luns[0]);
+	ut_irqs_off_misses = 0;
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg && !itl_a()->pr_reg);
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_c, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	CHECK(itl_a()->pr_reg && itl_b()->pr_reg &&
+	      nx_reg(OTHER, ISID_C, &ut_luns[0]) &&
+	      !strcmp(itl_b()->pr_reg->port_id, ISID_B));
+	EXPECT(prout_on(&nx_b, 1, 0xb, 0, 3), UT_GOOD);		/* EA */
+	CHECK(ut_cdev.pr_holder == itl_b()->pr_reg);
+	EXPECT(prout_on(&ut_nexus, 4, 0xa, 0xb, 3), UT_GOOD);	/* PREEMPT */
+	CHECK(!itl_b()->pr_reg && ut_cdev.pr_holder == itl_a()->pr_reg);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xd, 0), TCMX_SENSE_UA_REG_PREEMPTED);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xd, 0), UT_GOOD);
+	/* OTHER logs in: its registration waited for it */
+	memset(&nx_c, 0, sizeof(nx_c));
+	memset(nx_c_itls, 0, sizeof(nx_c_itls));
+	nx_c.tpg = &ut_tpg;
+	nx_c.itls.slot = nx_c_itls;
+	strcpy(nx_c.name, OTHER);
+	strcpy(nx_c.port_id, ISID_C);
+	itl = tcmx_itl_add(&nx_c, 2, &ut_luns[0]);
+	CHECK(itl && itl->pr_reg == nx_reg(OTHER, ISID_C, &ut_luns[0]));
+	tcmx_itl_del(&nx_c, 2);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	CHECK(!ut_irqs_off_misses);
+	nx_teardown();
+}
+
+/*
+ * I_T NEXUS LOSS OCCURRED is told once per loss: a registration without
+ * ISID (a TransportID of the name alone) is A's and B's; B's session
+ * ends, comes back and hears 29/07; a third session of the name that
+ * comes after it starts with POWER ON.
+ */
+static void nexus_loss_told_once(void)
+{
+	static const char *const tid_name[] = { NAME };
+	static void *nx_c_itls[UT_XA_MAX];
+	static struct tcmx_nexus nx_c;
+	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *itl;
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_name, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	reg = nx_reg(NAME, "", &ut_luns[0]);
+	CHECK(reg && itl_a()->pr_reg == reg && itl_b()->pr_reg == reg);
+	tcmx_itl_del(&nx_b, B_LUN);
+	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
+	CHECK(itl_b()->pr_reg == reg &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	memset(&nx_c, 0, sizeof(nx_c));
+	memset(nx_c_itls, 0, sizeof(nx_c_itls));
+	nx_c.tpg = &ut_tpg;
+	nx_c.itls.slot = nx_c_itls;
+	strcpy(nx_c.name, NAME);
+	strcpy(nx_c.port_id, ISID_C);
+	itl = tcmx_itl_add(&nx_c, 2, &ut_luns[0]);
+	CHECK(itl && itl->pr_reg == reg &&
+	      itl->ua_count == 1 && itl->ua[0] == TCMX_SENSE_UA_POWER_ON);
+	tcmx_itl_del(&nx_c, 2);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
 	CHECK(list_empty(&ut_cdev.pr_regs));
 	nx_teardown();
 }
@@ -417,18 +518,14 @@ static void nexus_register_through_acls(void)
 /* a command of @n's entry @id deferred, pinned as tcmx_cmd_pin() does */
 static struct tcmx_itl *nx_pin(struct tcmx_nexus *n, u64 id)
 {
-	struct tcmx_lun *lun = &ut_luns[0];
-
-	atomic_inc(&lun->deferred);
 	atomic_inc(&n->deferred);
-	return tcmx_itl_pin(n, id, lun);
+	return tcmx_itl_pin(n, id, &ut_luns[0]);
 }
 
 /* ... and done, as tcmx_complete_cmd() has it */
 static void nx_unpin(struct tcmx_nexus *n, struct tcmx_itl *itl)
 {
 	tcmx_itl_unpin(itl);
-	atomic_dec_and_test(&ut_luns[0].deferred);
 	atomic_dec_and_test(&n->deferred);
 }
 
@@ -483,21 +580,35 @@ static void nexus_preempt_and_abort_waits(void)
 	nx_unpin(&ut_nexus, pa);
 	nx_unpin(&nx_c, pc);
 	CHECK(itl_a()->ref.refs == 1 && itl_b()->ref.refs == 1 &&
-	      !atomic_read(&ut_luns[0].deferred));
+	      !atomic_read(&itl_a()->deferred) &&
+	      !atomic_read(&itl_b()->deferred));
 
 	/*
-	 * A registered I_T_L nexus leaving its map waits for its deferred
-	 * commands, which a PREEMPT AND ABORT would wait for until then; one
-	 * not registered (C) does not.
+	 * A registered I_T_L nexus leaving its map stays on the device's
+	 * list until its deferred commands are done, so that a PREEMPT AND
+	 * ABORT still waits for them; the caller (who holds tcmx_cfs_mutex)
+	 * does not wait: a work does, and holds its nexus and LUN meanwhile.
+	 * One not registered (C) goes at once.
 	 */
 	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), TCMX_SENSE_UA_REG_PREEMPTED);
 	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
 	CHECK(itl_b()->pr_reg);
 	pb = nx_pin(&nx_b, B_LUN);
 	ut_blocked_waits = 0;
+	ut_hold_work = true;
 	tcmx_itl_del(&nx_b, B_LUN);
-	CHECK(ut_blocked_waits == 1 && !itl_b() && pb->ref.refs == 1);
+	ut_hold_work = false;
+	CHECK(!ut_blocked_waits && ut_held_work && itl_b() == pb &&
+	      atomic_read(&nx_b.deferred) == 2 && ut_luns[0].ref.count == 1);
+	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
+	CHECK(ut_blocked_waits == 1 && !pb->pr_reg);
 	nx_unpin(&nx_b, pb);
+	ut_blocked_waits = 0;
+	if (ut_held_work)
+		ut_held_work->func(ut_held_work);
+	ut_held_work = NULL;
+	CHECK(!ut_blocked_waits && !itl_b() &&
+	      !atomic_read(&nx_b.deferred) && !ut_luns[0].ref.count);
 	pc = nx_pin(&nx_c, 0);
 	ut_blocked_waits = 0;
 	tcmx_itl_del(&nx_c, 0);
@@ -519,6 +630,10 @@ void ut_test_nexus(void)
 	nexus_spec_i_pt_compares();
 	ut_fixture_reset();
 	nexus_register_through_acls();
+	ut_fixture_reset();
+	nexus_pr_lock_compares();
+	ut_fixture_reset();
+	nexus_loss_told_once();
 	ut_fixture_reset();
 	nexus_preempt_and_abort_waits();
 }

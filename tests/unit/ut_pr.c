@@ -411,6 +411,20 @@ static void pr_all_tg_pt_and_spec_i_pt(void)
 
 static const struct tcmx_fabric_ops ut_loop_ops = { .name = "loopback" };
 
+/*
+ * ut_nexus has another identity now: its I_T_L nexuses' hashes, which
+ * tcmx_itl_add() makes from the name in the kernel
+ */
+static void ut_nexus_renamed(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ut_itls); i++)
+		if (ut_itls[i].lun)
+			pr_hash_set(&ut_dev, &ut_itls[i].pr_hash,
+				    ut_nexus.name, ut_nexus.port_id);
+}
+
 static char *aptpl_file(char *buf, size_t size)
 {
 	char path[4200];
@@ -456,6 +470,7 @@ static void pr_aptpl(void)
 	/* a fabric of several nexuses per TPG: the nexus names itself */
 	ut_tpg.ops = &ut_loop_ops;
 	strcpy(ut_nexus.name, "naa.5001405abcdef012");
+	ut_nexus_renamed();
 
 	EXPECT(prreg(A, 0, 0xa, 0x01, 0, 0), UT_GOOD);
 	CHECK(ut_cdev.pr_aptpl);

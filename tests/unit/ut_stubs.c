@@ -11,6 +11,9 @@
 
 int ut_defers;
 int ut_itl_lock_held, ut_itl_lock_compares;
+int ut_irqs_off, ut_irqs_off_misses;
+bool ut_hold_work;
+struct work_struct *ut_held_work;
 int ut_blocked_waits;
 
 void ut_lock_note(const void *l, int depth)

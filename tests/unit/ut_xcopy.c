@@ -26,8 +26,8 @@ static struct tcmx_core_dev xt_cdev2;
 #define xt_dev2		(xt_cdev2.dev)
 static struct tcmx_lun xt_lun2;		/* LUN 9, device 2 */
 #define XT_LUN2		9
-/* references and deferred counts EXTENDED COPY took and did not drop */
-#define xt_pins		(xt_lun2.ref.count + atomic_read(&xt_lun2.deferred))
+/* references EXTENDED COPY took and did not drop */
+#define xt_pins		(xt_lun2.ref.count)
 static u8 xt_list[2048];
 static int xt_dev2_writes_pinned;	/* device 2 written with LUN 9 pinned */
 
@@ -48,8 +48,7 @@ static int xt_write(struct tcmx_dev *dev, u64 lba, u32 nr, const void *buf)
 {
 	if (lba + nr > XT_BLOCKS)
 		return -EIO;
-	if (dev == &xt_dev2 && xt_lun2.ref.count == 1 &&
-	    atomic_read(&xt_lun2.deferred) == 1)
+	if (dev == &xt_dev2 && xt_lun2.ref.count == 1)
 		xt_dev2_writes_pinned++;
 	memcpy(xt_mem(dev) + lba * 512, buf, nr * 512);
 	return 0;

@@ -145,18 +145,30 @@ static inline void mutex_unlock(struct mutex *m) { (void)m; }
  */
 void ut_lock_note(const void *l, int depth);
 extern int ut_itl_lock_held, ut_itl_lock_compares;
+/*
+ * how deep locks taken with interrupts off are held, and how many
+ * compares of names that differ ran meanwhile (a walk under such a lock
+ * compares names only where its keys match, so those of its own identity)
+ */
+extern int ut_irqs_off, ut_irqs_off_misses;
 static inline void spin_lock(spinlock_t *l) { ut_lock_note(l, 1); }
 static inline void spin_unlock(spinlock_t *l) { ut_lock_note(l, -1); }
 static inline int ut_strcmp(const char *a, const char *b)
 {
+	int r = strcmp(a, b);
+
 	ut_itl_lock_compares += ut_itl_lock_held > 0;
-	return strcmp(a, b);
+	ut_irqs_off_misses += ut_irqs_off > 0 && r;
+	return r;
 }
 
 static inline int ut_strcasecmp(const char *a, const char *b)
 {
+	int r = strcasecmp(a, b);
+
 	ut_itl_lock_compares += ut_itl_lock_held > 0;
-	return strcasecmp(a, b);
+	ut_irqs_off_misses += ut_irqs_off > 0 && r;
+	return r;
 }
 
 #define strcmp(a, b)		ut_strcmp(a, b)
@@ -177,10 +189,11 @@ static inline u64 div_u64(u64 n, u32 d) { return n / d; }
 #define ilog2(n)		(63 - __builtin_clzll((unsigned long long)(n)))
 #define lockdep_assert_held(l)	((void)(l))
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
-#define spin_lock_irqsave(l, f)	((f) = 0, ut_lock_note(l, 1))
-#define spin_unlock_irqrestore(l, f)	((void)(f), ut_lock_note(l, -1))
-#define spin_lock_irq(l)	ut_lock_note(l, 1)
-#define spin_unlock_irq(l)	ut_lock_note(l, -1)
+#define spin_lock_irqsave(l, f)	((f) = 0, ut_irqs_off++, ut_lock_note(l, 1))
+#define spin_unlock_irqrestore(l, f)	\
+	((void)(f), ut_irqs_off--, ut_lock_note(l, -1))
+#define spin_lock_irq(l)	(ut_irqs_off++, ut_lock_note(l, 1))
+#define spin_unlock_irq(l)	(ut_irqs_off--, ut_lock_note(l, -1))
 #define spin_lock_init(l)	((void)(l))
 
 /* opaque kernel objects that tcmx.h embeds */
@@ -257,11 +270,20 @@ struct completion { int done; };
 struct work_struct { int pending; void (*func)(struct work_struct *); };
 struct workqueue_struct;
 #define INIT_WORK(w, f)		((w)->func = (f))
-/* a queued work runs at once, in the caller */
+/*
+ * a queued work runs at once, in the caller; with ut_hold_work set it is
+ * kept in ut_held_work instead, for the test to run (one at a time)
+ */
+extern bool ut_hold_work;
+extern struct work_struct *ut_held_work;
 static inline bool queue_work(struct workqueue_struct *wq,
 			      struct work_struct *w)
 {
 	(void)wq;
+	if (ut_hold_work) {
+		ut_held_work = w;
+		return true;
+	}
 	w->func(w);
 	return true;
 }
@@ -311,6 +333,15 @@ static inline void *xa_store(struct xarray *xa, unsigned long index,
 	return old;
 }
 static inline int xa_err(void *entry) { return entry == (void *)-1L ? -12 : 0; }
+static inline void *xa_cmpxchg(struct xarray *xa, unsigned long index,
+			       void *old, void *entry, gfp_t gfp)
+{
+	void *cur = xa_load(xa, index);
+
+	if (cur == old)
+		xa_store(xa, index, entry, gfp);
+	return cur;
+}
 static inline void *xa_erase(struct xarray *xa, unsigned long index)
 {
 	void *old = xa_load(xa, index);
@@ -464,6 +495,7 @@ static inline bool percpu_ref_tryget_live(struct percpu_ref *r)
 	return true;
 }
 static inline void percpu_ref_put(struct percpu_ref *r) { r->count--; }
+static inline void percpu_ref_get(struct percpu_ref *r) { r->count++; }
 #define atomic_read(a)		((a)->counter)
 #define atomic_set(a, n)	((void)((a)->counter = (n)))
 #define HZ			100
@@ -543,5 +575,23 @@ static inline bool cancel_delayed_work_sync(struct delayed_work *w)
 	return true;
 }
 static inline void mutex_destroy(struct mutex *m) { (void)m; }
+
+/* pr.c's keyed hashes of names: any hash will do, with a fixed key */
+#include <ctype.h>
+typedef struct { u64 key[2]; } siphash_key_t;
+static inline u64 siphash(const void *data, size_t len,
+			  const siphash_key_t *key)
+{
+	const u8 *p = data;
+	u64 h = key->key[0] ^ 0xcbf29ce484222325ULL;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h ^ key->key[1];
+}
+static inline void get_random_bytes(void *buf, size_t n)
+{
+	memset(buf, 0x5a, n);
+}
 
 #endif /* UT_KERNEL_H */
