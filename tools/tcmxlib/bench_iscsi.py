@@ -5,7 +5,7 @@ the same negotiated session:
 
   tcmx      tcmx_core + tcmx_rd + tcmx_iscsi: rd_mcp LUNs in configfs
   in-tree   target_core_mod + iscsi_target_mod: rd_mcp LUNs in configfs
-  tgt       Debian's tgtd (user space): rdwr LUNs on files in /dev/shm
+  tgt       Debian's tgtd (user space): rdwr LUNs on files in a tmpfs
 
 setup(ini, luns, size_mb) makes one target with `luns` LUNs, logs the
 initiator (an iscsi.Initiator) in and returns the disks; session() is
@@ -228,7 +228,7 @@ class InTreeIscsi(LioIscsi):
     unload = INTREE
 
 
-TGT_DIR = "/dev/shm/tcmx-bench-tgt"
+TGT_DIR = "/run/tcmx-bench-tgt"
 TGT_LOG = "/tmp/tcmx-bench-tgtd.log"
 # tgt's own name for its command window
 TGT_KEYS = dict(TARGET_KEYS, MaxQueueCmd=str(CMDSN_DEPTH))
@@ -244,8 +244,8 @@ def tgtadm(*args, check=True):
 
 class Tgt(IscsiStack):
     """tgtd listening on 127.0.0.1:3260 only, one target (tid 1), LUN i+1
-    an rdwr backing store on a file of size_mb in /dev/shm (tmpfs:
-    memory, like rd_mcp), the session keys pinned, MaxQueueCmd
+    an rdwr backing store on a file of size_mb in a tmpfs (memory, like
+    rd_mcp), the session keys pinned, MaxQueueCmd
     CMDSN_DEPTH, bound to every initiator."""
 
     name = "tgt"
@@ -253,6 +253,7 @@ class Tgt(IscsiStack):
     def __init__(self):
         super().__init__()
         self.proc = None
+        self.mounted = False
 
     def available(self):
         return bool(run(["sh", "-c", "command -v tgtd && command -v tgtadm"],
@@ -260,6 +261,7 @@ class Tgt(IscsiStack):
 
     def start(self):
         iscsi.lo_up()
+        os.makedirs("/var/run/tgtd", exist_ok=True)   # its control socket
         with open(TGT_LOG, "w") as log:
             self.proc = subprocess.Popen(
                 ["tgtd", "-f", "--iscsi", "portal=%s:%d" % (iscsi.ADDR1,
@@ -277,7 +279,11 @@ class Tgt(IscsiStack):
         self.iqn = iscsi.new_iqn("bench-tgt")
         tgtadm("--mode", "target", "--op", "new", "--tid", "1",
                "--targetname", self.iqn)
+        # a tmpfs of its own: /dev/shm's holds half the memory only
         os.makedirs(TGT_DIR, exist_ok=True)
+        run(["mount", "-t", "tmpfs", "-o", "size=%dm" % (luns * size_mb + 16),
+             "tmpfs", TGT_DIR])
+        self.mounted = True
         for i in range(luns):
             f = "%s/lun%d" % (TGT_DIR, i)
             with open(f, "wb") as fh:
@@ -314,7 +320,9 @@ class Tgt(IscsiStack):
         if self.proc is not None:
             tgtadm("--mode", "target", "--op", "delete", "--force",
                    "--tid", "1", check=False)
-            self.proc.terminate()
+            # tgtd leaves on this, not on SIGTERM
+            run(["tgtadm", "--op", "delete", "--mode", "system"],
+                check=False)
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -323,6 +331,9 @@ class Tgt(IscsiStack):
             self.proc = None
         for f in glob.glob(TGT_DIR + "/lun*"):
             os.unlink(f)
+        if self.mounted:
+            run(["umount", TGT_DIR], check=False)
+            self.mounted = False
         if err:
             raise err
 
