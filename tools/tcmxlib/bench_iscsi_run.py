@@ -261,15 +261,14 @@ def lat_rows(doc):
 
 def session_rows(doc):
     """The negotiated keys, one column per stack (its first LUN count)."""
-    cols, per = [], {}
+    per = {}
     for key, rec in sorted(doc.get("sessions", {}).items()):
         name = key.split()[0]
-        if name in per:
-            continue
-        per[name] = dict(rec.get("iscsiadm", {}),
-                         can_queue=rec.get("can_queue"),
-                         queue_depth=rec.get("queue_depth"))
-        cols.append(name)
+        if name not in per:
+            per[name] = dict(rec.get("iscsiadm", {}),
+                             can_queue=rec.get("can_queue"),
+                             queue_depth=rec.get("queue_depth"))
+    cols = [s for s in bench_iscsi.ORDER if s in per]
     keys = []
     for name in cols:
         keys += [k for k in per[name] if k not in keys]
