@@ -84,6 +84,19 @@ def negotiated_iscsiadm(sid):
     return out
 
 
+def node_record(iqn):
+    """{key: value} of the keys of INITIATOR_CONF in iqn's node record
+    on 127.0.0.1."""
+    p = iscsi.iscsiadm("-m", "node", "-T", iqn, "-p", "%s:%d" % (
+        iscsi.ADDR1, iscsi.PORT), check=False)
+    out = {}
+    for line in p.stdout.splitlines():
+        k, sep, v = line.partition(" = ")
+        if sep and k.strip() in INITIATOR_CONF:
+            out[k.strip()] = v.strip()
+    return out
+
+
 def host_queue(sess):
     """The session's SCSI host can_queue and its disks' queue_depth."""
     out = {}
@@ -109,6 +122,7 @@ class IscsiStack:
     def __init__(self):
         self.sess = None
         self.ini = None
+        self.node = {}
         self.key_errors = []
 
     def set_key(self, fn, key, value):
@@ -125,6 +139,17 @@ class IscsiStack:
         (tgt's LUN 0 is its controller, no disk: not counted)."""
         self.ini = ini
         ini.node_new(self.iqn, iscsi.ADDR1)
+        # a new record should take these from iscsid.conf, yet one of
+        # the first six had open-iscsi's defaults, cause not found: set
+        # them on the record itself, and record what it holds
+        for k, v in INITIATOR_CONF.items():
+            p = iscsi.iscsiadm("-m", "node", "-T", self.iqn, "-p", "%s:%d" % (
+                iscsi.ADDR1, iscsi.PORT), "-o", "update", "-n", k, "-v", v,
+                check=False)
+            if p.returncode:
+                self.key_errors.append("initiator %s=%s: %s" % (
+                    k, v, (p.stderr or p.stdout).strip()[-100:]))
+        self.node = node_record(self.iqn)
         self.sess = ini.login(self.iqn, iscsi.ADDR1)
         found = iscsi.luns(self.sess, luns, timeout=120)
         if len(found) != luns:
@@ -147,7 +172,8 @@ class IscsiStack:
     def session(self):
         """What the session negotiated, as the initiator sees it (and
         the target, in target_keys())."""
-        rec = {"iscsiadm": negotiated_iscsiadm(self.sess["sid"])}
+        rec = {"iscsiadm": negotiated_iscsiadm(self.sess["sid"]),
+               "node": self.node}
         rec.update(host_queue(self.sess))
         rec.update(self.target_keys())
         if self.key_errors:

@@ -126,9 +126,8 @@ def measure(args, doc, stack, ini, luns, rnd):
     base = {"stack": stack.name, "mode": "data", "luns": luns, "round": rnd}
     try:
         devs = stack.setup(ini, luns, args.size_mb)
-        key = "%s %d LUNs" % (stack.name, luns)
-        if key not in doc["sessions"]:
-            doc["sessions"][key] = stack.session()
+        doc["sessions"]["%s %d LUNs round %d" % (stack.name, luns, rnd)] = \
+            stack.session()
         if args.prewrite:
             fio.prewrite(devs)
         setup_s = round(time.monotonic() - t0, 1)
@@ -276,6 +275,39 @@ def session_rows(doc):
                   for k in keys]
 
 
+def flat(rec):
+    """A session record as one {key: value} (target side keys have a /)."""
+    out = {k: v for k, v in rec.items() if "/" in k}
+    out.update(rec.get("iscsiadm", {}))
+    out.update(("node " + k, v) for k, v in rec.get("node", {}).items())
+    for k in ("can_queue", "queue_depth"):
+        out[k] = rec.get(k)
+    return out
+
+
+def session_notes(doc):
+    """The target side of each stack's first session; the keys where a
+    later session of the same stack and LUN count differed from it; the
+    keys a target refused."""
+    lines, first = [], {}
+    for key, rec in sorted(doc.get("sessions", {}).items()):
+        name, luns = key.split()[:2]
+        if name not in first:
+            tk = {k: v for k, v in rec.items() if "/" in k}
+            lines.append("%s, target side: %s" % (key, ", ".join(
+                "%s=%s" % kv for kv in sorted(tk.items()))))
+        ref = first.setdefault((name, luns), flat(rec))
+        first.setdefault(name, True)
+        diff = ["%s=%s (not %s)" % (k, v, ref.get(k))
+                for k, v in sorted(flat(rec).items()) if ref.get(k) != v]
+        if diff:
+            lines.append("%s negotiated otherwise: %s" % (key,
+                                                          ", ".join(diff)))
+        for e in rec.get("key_errors", []):
+            lines.append("%s, key refused: %s" % (key, e))
+    return lines
+
+
 def table(doc):
     meta = doc["meta"]
     lines = ["tcmx bench over iSCSI: kernel %s, %s CPUs%s, open-iscsi on "
@@ -306,15 +338,9 @@ def table(doc):
     cols, rows = session_rows(doc)
     if rows:
         lines += ["negotiated (iscsiadm -m session -P 3; can_queue and "
-                  "queue_depth from sysfs)"] + \
+                  "queue_depth from sysfs), each stack's first session"] + \
             report.render(["key"] + cols, rows) + [""]
-    for key, rec in sorted(doc.get("sessions", {}).items()):
-        tk = {k: v for k, v in rec.items() if "/" in k}
-        if tk:
-            lines.append("%s, target side: %s" % (key, ", ".join(
-                "%s=%s" % kv for kv in sorted(tk.items()))))
-        for e in rec.get("key_errors", []):
-            lines.append("%s, key refused: %s" % (key, e))
+    lines += session_notes(doc)
     for n in doc.get("notes") or []:
         lines.append(n)
     if doc.get("errors"):
