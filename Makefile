@@ -89,10 +89,12 @@ demo: deps
 	@tools/vm --kernel $(or $(KVER),6.1) -- tools/demo
 
 # tcmx against in-tree LIO, scsi_debug and null_blk in one VM boot;
-# BENCH_ARGS="--rounds 5 ..." (see tools/bench --help, BENCHMARKS.md)
+# BENCH_ARGS="--rounds 5 ..." (see tools/bench --help, BENCHMARKS.md);
+# FABRIC=iscsi: tcmx_iscsi, the in-tree iscsi_target_mod and tgt instead
 bench: deps
 	@$(MAKE) --no-print-directory modules
-	@tools/bench --vm --kernel $(or $(KVER),6.1) $(BENCH_ARGS)
+	@tools/bench --vm --kernel $(or $(KVER),6.1) \
+		$(if $(FABRIC),--fabric $(FABRIC)) $(BENCH_ARGS)
 
 # libiscsi's iscsi-test-cu over SG_IO, tcmx and the in-tree LIO in one VM
 # boot per kernel (tools/conformance); the table of CONFORMANCE.md from
