@@ -157,19 +157,27 @@ def session_gone(t):
     iscsi.quiesce(STEP_SECONDS)
 
 
+def lun_gone(t):
+    """A write to the initiator's LUN 0 fails: tcmx answers 05/25/00
+    LOGICAL UNIT NOT SUPPORTED; the in-tree answers for an unmapped LUN 0
+    through its virtual LUN 0, which passes a TEST UNIT READY and refuses
+    writes (07/27/00)."""
+    p = run(["dd", "if=/dev/zero", "of=" + t["dev"], "bs=4k", "count=1",
+             "oflag=direct"], check=False, timeout=STEP_SECONDS)
+    assert p.returncode != 0, p.stderr
+
+
 def test_mapped_lun_deleted_under_io(tgt):
     targetcli("delete the mapped LUN",
               "%s/acls/%s delete 0" % (tpg_path(tgt), iscsi.INI_A))
     # the session stays, its LUN 0 is gone: 05/25/00 for what follows
-    p = run(["sg_turs", tgt["sg"]], check=False)
-    assert p.returncode != 0
+    lun_gone(tgt)
     assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
 
 
 def test_lun_deleted_under_io(tgt):
     targetcli("delete the LUN", "%s/luns delete 0" % tpg_path(tgt))
-    p = run(["sg_turs", tgt["sg"]], check=False)
-    assert p.returncode != 0
+    lun_gone(tgt)
     assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
 
 
