@@ -2,14 +2,23 @@
 """Teardown under load over iSCSI, the in-tree's most reported hangs: an
 open-iscsi session runs random I/O (fio, 16 deep) while targetcli
 deletes the initiator's mapped LUN, the TPG's LUN, the ACL, or the whole
-target. Each step must end within its bound (no hang), the initiator
-must see what the step means (its LUN gone, its session lost), and the
-module must then leave (nothing held).
+target, or while the stack is emptied (clearconfig) and the fabric
+module removed. Each step must end within its bound (no hang), the
+initiator must see what the step means (its LUN gone, its session lost),
+and the module must then leave (nothing held). A LUN RESET over iSCSI on
+commands the backstore holds (tcmx_rd's hold_every) ends once they are
+back, the session goes on, and it still logs out within its bound.
+
+A step that does not end fails the test with the kernel stacks of what
+blocks it (iscsi.blocked_report()); a target connection that never ends
+stops the run there (os._exit), since emptying configfs would wait for it
+for ever.
 
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -27,27 +36,53 @@ REPLACEMENT_TIMEOUT = 5
 
 def busy(dev):
     """fio doing random 4k reads and writes on dev, 16 deep, until
-    killed (errors do not stop it: the path is meant to go)."""
+    killed (errors do not stop it: the path is meant to go). Its job is
+    a thread (--thread): as a forked process of its own (fio's default)
+    it outlives a killed fio, doing I/O until its runtime ends."""
     return subprocess.Popen(
-        ["fio", "--name=busy", "--filename=" + dev, "--ioengine=libaio",
-         "--direct=1", "--rw=randrw", "--bs=4k", "--iodepth=16",
-         "--size=16M", "--time_based", "--runtime=300",
+        ["fio", "--name=busy", "--thread", "--filename=" + dev,
+         "--ioengine=libaio", "--direct=1", "--rw=randrw", "--bs=4k",
+         "--iodepth=16", "--size=16M", "--time_based", "--runtime=300",
          "--continue_on_error=all", "--output-format=terse"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def stop(p):
-    p.kill()
-    p.communicate()
+    """fio killed and gone within STEP_SECONDS: its exit waits for each
+    of its I/Os to be back."""
+    if p.returncode is None:
+        p.kill()
+        p.communicate(timeout=STEP_SECONDS)
 
 
-def timed(what, fn, *args):
-    """fn(*args) ends within STEP_SECONDS: it did not hang."""
+def timed(what, fn, *args, **kw):
+    """fn(*args, **kw) ends within STEP_SECONDS: it did not hang (a
+    subprocess's timeout counts as a hang)."""
     start = time.monotonic()
-    out = fn(*args)
+    try:
+        out = fn(*args, **kw)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("%s did not end within %ds; blocked:\n%s" % (
+            what, STEP_SECONDS, iscsi.blocked_report())) from None
     took = time.monotonic() - start
-    assert took < STEP_SECONDS, "%s took %.1fs" % (what, took)
+    assert took < STEP_SECONDS, "%s took %.1fs; blocked:\n%s" % (
+        what, took, iscsi.blocked_report())
     return out
+
+
+def connections_end():
+    """No connection to the target is left within STEP_SECONDS. One that
+    stays means a target connection that never ends: configfs's rmdir of
+    its TPG (and module unload) would wait for it for ever, so the run
+    stops here with what blocks it, rather than hang the VM."""
+    try:
+        iscsi.quiesce(STEP_SECONDS)
+    except AssertionError as e:
+        sys.stdout.write("\nFATAL: a target connection did not end (%s); "
+                         "blocked:\n%s\n" % (e, iscsi.blocked_report()))
+        sys.stdout.flush()
+        time.sleep(1)   # sysrq-w's dump reaches the console
+        os._exit(3)
 
 
 @pytest.fixture
@@ -78,13 +113,16 @@ def tgt(stack):
         yield dict(iqn=iqn, tgt=t, tpg=tpg, acl=acl, ini=ini, s=s, dev=dev,
                    sg=sg, fio=p)
     finally:
-        if p:
-            stop(p)
-        for old in iscsi.sessions():
-            iscsi.iscsiadm("-m", "session", "-r", str(old["sid"]), "-u",
-                           check=False, timeout=STEP_SECONDS)
-        ini.stop()
-        timed("unload", iscsi.unload)
+        try:
+            if p:
+                timed("fio's end", stop, p)
+        finally:
+            for old in iscsi.sessions():
+                iscsi.iscsiadm("-m", "session", "-r", str(old["sid"]), "-u",
+                               check=False, timeout=STEP_SECONDS)
+            ini.stop()
+            connections_end()
+            timed("unload", iscsi.unload)
 
 
 def targetcli(what, cmd):
@@ -119,19 +157,27 @@ def session_gone(t):
     iscsi.quiesce(STEP_SECONDS)
 
 
+def lun_gone(t):
+    """A write to the initiator's LUN 0 fails: tcmx answers 05/25/00
+    LOGICAL UNIT NOT SUPPORTED; the in-tree answers for an unmapped LUN 0
+    through its virtual LUN 0, which passes a TEST UNIT READY and refuses
+    writes (07/27/00)."""
+    p = run(["dd", "if=/dev/zero", "of=" + t["dev"], "bs=4k", "count=1",
+             "oflag=direct"], check=False, timeout=STEP_SECONDS)
+    assert p.returncode != 0, p.stderr
+
+
 def test_mapped_lun_deleted_under_io(tgt):
     targetcli("delete the mapped LUN",
               "%s/acls/%s delete 0" % (tpg_path(tgt), iscsi.INI_A))
     # the session stays, its LUN 0 is gone: 05/25/00 for what follows
-    p = run(["sg_turs", tgt["sg"]], check=False)
-    assert p.returncode != 0
+    lun_gone(tgt)
     assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
 
 
 def test_lun_deleted_under_io(tgt):
     targetcli("delete the LUN", "%s/luns delete 0" % tpg_path(tgt))
-    p = run(["sg_turs", tgt["sg"]], check=False)
-    assert p.returncode != 0
+    lun_gone(tgt)
     assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
 
 
@@ -145,3 +191,53 @@ def test_target_deleted_under_io(tgt):
     targetcli("delete the target", "/iscsi delete %s" % tgt["iqn"])
     session_gone(tgt)
     assert not os.path.exists(tgt["tgt"])
+
+
+def test_stack_emptied_and_module_removed_under_io(tgt):
+    mod = "tcmx_iscsi" if tcmxlib.STACK == "tcmx" else "iscsi_target_mod"
+    # configured, the fabric module is in use: refused at once
+    p = timed("rmmod in use", run, ["rmmod", mod], check=False)
+    assert p.returncode != 0
+    assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
+    iscsi.io_flows(tgt["dev"], "after the refused rmmod", n=50)
+    targetcli("clearconfig", "clearconfig confirm=True")
+    session_gone(tgt)
+    # rtslib leaves $T/iscsi, which pins the module (configfs): gone too
+    timed("rmdir iscsi/", os.rmdir, iscsi.ISCSI)
+    p = timed("rmmod", run, ["rmmod", mod], check=False)
+    assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.tcmx_only
+def test_lun_reset_on_a_held_command(tgt, dmesg):
+    """tcmx_rd holds every 8th READ/WRITE for 3 s; a LUN RESET (sg_reset
+    -d) sent meanwhile waits for the held ones, answers once, and the
+    session and its I/O go on (no escalation, no double answer). Then
+    the session still ends as asked: fio's I/O back, the logout
+    answered, the connection gone, each within its bound."""
+    params = "/sys/module/tcmx_rd/parameters/"
+    tcmxlib.wr(params + "hold_ms", "3000\n")
+    tcmxlib.wr(params + "hold_every", "8\n")
+    try:
+        time.sleep(1)   # some command is held now
+        before = iscsi.session_info(tgt["acl"])
+        timed("LUN RESET", run, ["sg_reset", "-d", tgt["sg"]],
+              timeout=STEP_SECONDS)
+        after = iscsi.session_info(tgt["acl"])
+        assert after["sid"] == before["sid"], (before, after)
+        assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
+        iscsi.io_flows(tgt["dev"], "after the LUN RESET", n=200)
+        # killed with commands held: its exit waits for each to be back
+        timed("fio's end", stop, tgt["fio"])
+    finally:
+        tcmxlib.wr(params + "hold_every", "0\n")
+    log = dmesg.read().lower()
+    assert "target reset" not in log, log
+    p = timed("logout", iscsi.iscsiadm, "-m", "session", "-r",
+              str(tgt["s"]["sid"]), "-u", check=False, timeout=STEP_SECONDS)
+    assert p.returncode == 0, p.stdout + p.stderr
+    end = time.monotonic() + STEP_SECONDS
+    while iscsi.sessions() and time.monotonic() < end:
+        time.sleep(0.2)
+    assert iscsi.sessions() == []
+    connections_end()

@@ -603,3 +603,34 @@ def wait_kmsg(kmsg, text, timeout=60):
             raise AssertionError("no %r in the kernel log after %ds"
                                  % (text, timeout))
         time.sleep(0.2)
+
+
+# ------------------------------------------------------------ hangs
+
+def blocked_report():
+    """What a stuck step leaves to read: the kernel stacks of the tasks in
+    uninterruptible sleep (D), of fio and iscsiadm, and of the kernel's
+    workers in tcmx, from /proc; and sysrq-w's dump of the blocked tasks
+    in the kernel log."""
+    out = []
+    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()),
+                      key=int):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            state = stat[stat.rindex(")") + 2]
+            if state != "D" and comm not in ("fio", "iscsiadm") and \
+                    not (comm.startswith("kworker") and state != "I"):
+                continue
+            with open("/proc/%s/stack" % pid) as f:
+                stack = f.read()
+        except (OSError, ValueError):
+            continue
+        if state == "D" or "tcmx" in stack or not comm.startswith("kw"):
+            out.append("%s %s (%s):\n%s" % (pid, comm, state, stack))
+    try:
+        wr("/proc/sysrq-trigger", "w")
+    except OSError:
+        pass
+    return "\n".join(out) or "(no task in D state)"
