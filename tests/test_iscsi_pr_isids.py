@@ -7,6 +7,13 @@ PARAMETER LIST) and registers nothing, while one with the ISID (its hex
 in either case) registers that session alone; with it off, a TransportID
 without ISID registers every session of the name.
 
+On the in-tree stack the refusal is left out (LIO_REFUSAL_LEAKS): its
+failure path of SPEC_I_PT (core_scsi3_decode_spec_i_port(), 6.1) never
+drops the references the sender's own registration took on its
+se_dev_entry (the entry of the list for it has no dest_se_deve), so the
+unlink of that mapped LUN at teardown waits forever (hung task). On 6.1
+it refused with 05/26/00 as asserted here before that hang.
+
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
 import glob
@@ -23,6 +30,7 @@ WHY = iscsi.missing()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=str(WHY))
 
 SPEC_I_PT = 0x08
+LIO_REFUSAL_LEAKS = tcmxlib.STACK == "lio"
 
 
 def iscsi_tid(name, isid=None):
@@ -104,8 +112,9 @@ def test_spec_i_pt_transport_ids_with_and_without_isid(one_name_two_sessions):
     a1, a2, so = d["a1"], d["a2"], d["so"]
     assert rd(so + "/attrib/enforce_pr_isids").strip() == "1"
     # on: a TransportID without ISID is refused, nothing registered
-    assert register_tids(a1, 0xa, [iscsi_tid(iscsi.INI_A)]) == \
-        (CHECK, INVALID_PARAM)
+    if not LIO_REFUSAL_LEAKS:
+        assert register_tids(a1, 0xa, [iscsi_tid(iscsi.INI_A)]) == \
+            (CHECK, INVALID_PARAM)
     assert read_keys(a1) == []
 
     # a2's own TransportID, from READ FULL STATUS: the name and its ISID
