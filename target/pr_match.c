@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -30,16 +31,21 @@ static void pr_tid_ident(const u8 *tid, u32 len, struct pr_ident *id)
 	const char *name = (const char *)tid + PRI_TID_ISCSI_HDR;
 	size_t n = strnlen(name, len - PRI_TID_ISCSI_HDR);
 	const char *sep = strnstr(name, ",i,0x", n);
+	char *p;
 
 	id->name[0] = '\0';
 	id->port_id[0] = '\0';
 	if ((tid[0] & 0x0f) != 0x05)
 		return;
 	if (sep) {
-		if (tid[0] & 0x40)
+		if (tid[0] & 0x40) {
 			strscpy(id->port_id, sep,
 				min_t(size_t, sizeof(id->port_id),
 				      n - (sep - name) + 1));
+			/* the ISID's hex in lower case, as a session's */
+			for (p = id->port_id; *p; p++)
+				*p = tolower(*p);
+		}
 		n = sep - name;
 	}
 	strscpy(id->name, name, min_t(size_t, sizeof(id->name), n + 1));
@@ -261,6 +267,19 @@ static u32 pr_out_count_tids(struct pr_out *o)
 	return count;
 }
 
+/*
+ * An iSCSI TransportID without ISID (format 00b) names every port of the
+ * name; with enforce_pr_isids (the default) SPEC_I_PT refuses one from
+ * an initiator port that has an ISID itself (an iSCSI one), as in-tree.
+ * With it off, such a TransportID registers every port of the name.
+ */
+static bool pr_tid_isid_missing(struct tcmx_cmd *cmd, const struct pr_out *o,
+				const u8 *tid)
+{
+	return cmd->dev->attrib.enforce_pr_isids && o->port_id[0] &&
+	       (tid[0] & 0xcf) == 0x05;
+}
+
 /* cd->lock held: the I_T nexuses to @dev that @o's TransportIDs name */
 static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 max)
 {
@@ -272,6 +291,10 @@ static void pr_out_tids(struct tcmx_cmd *cmd, struct pr_out *o, u32 max)
 
 	while (off < o->tids_len) {
 		n = pr_tid_len(o->tids + off, o->tids_len - off);
+		if (n && pr_tid_isid_missing(cmd, o, o->tids + off)) {
+			o->tid_bad = off;
+			return;
+		}
 		found = false;
 		list_for_each_entry(lun, &cd->luns, dev_node) {
 			if (!n || (!o->all_tg_pt && lun != cmd->lun) ||

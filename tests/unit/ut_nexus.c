@@ -515,6 +515,63 @@ static void nexus_loss_told_once(void)
 	nx_teardown();
 }
 
+/*
+ * enforce_pr_isids: on, SPEC_I_PT from an iSCSI initiator port refuses a
+ * TransportID without ISID (INVALID FIELD IN PARAMETER LIST at it) and
+ * registers nothing; one with an ISID (its hex in either case) names that
+ * port alone.  Off, the one without ISID registers every port of the
+ * name.  A sender without ISID is not held to it.
+ */
+static void nexus_spec_i_pt_isids(void)
+{
+	static const char *const tid_name[] = { NAME };
+	static const char *const tid_b[] = { NAME ",i,0x23D000000002" };
+	struct tcmx_pr_reg *reg;
+	u32 len;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	ut_dev.attrib.enforce_pr_isids = 1;
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_name, 1);
+	EXPECT(register_tids_on(&ut_nexus, len),
+	       TCMX_SENSE_INVALID_PARAM_FIELD);
+	CHECK(ut_sense[15] == 0x80 && ut_sense[16] == 0 && ut_sense[17] == 28);
+	CHECK(list_empty(&ut_cdev.pr_regs) && !itl_a()->pr_reg);
+
+	len = nx_tid_param(0xa, SPEC_I_PT, tid_b, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	reg = nx_reg(NAME, ISID_B, &ut_luns[0]);
+	CHECK(reg && reg->key == 0xa && itl_b()->pr_reg == reg &&
+	      itl_a()->pr_reg && itl_a()->pr_reg != reg);
+	EXPECT(prout_on(&ut_nexus, 3, 0xa, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	/* B was a registrant: CLEAR tells it so */
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_RES_PREEMPTED);
+
+	ut_dev.attrib.enforce_pr_isids = 0;
+	len = nx_tid_param(0xb, SPEC_I_PT, tid_name, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	reg = nx_reg(NAME, "", &ut_luns[0]);
+	CHECK(reg && reg->key == 0xb && itl_b()->pr_reg == reg &&
+	      itl_a()->pr_reg);
+	/* B is registered: its key changes with the one given */
+	EXPECT(prout_on(&nx_b, 0, 0xb, 0xc, 0), UT_GOOD);
+	CHECK(itl_b()->pr_reg && itl_b()->pr_reg->key == 0xc);
+	EXPECT(prout_on(&nx_b, 3, 0xc, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+
+	/* a sender without ISID (not iSCSI): not refused */
+	ut_dev.attrib.enforce_pr_isids = 1;
+	strcpy(ut_nexus.port_id, "");
+	len = nx_tid_param(0xd, SPEC_I_PT, tid_name, 1);
+	EXPECT(register_tids_on(&ut_nexus, len), UT_GOOD);
+	CHECK(itl_b()->pr_reg && itl_b()->pr_reg->key == 0xd);
+	EXPECT(prout_on(&nx_b, 3, 0xd, 0, 0), UT_GOOD);	/* CLEAR */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	nx_teardown();
+}
+
 /* a command of @n's entry @id deferred, pinned as tcmx_cmd_pin() does */
 static struct tcmx_itl *nx_pin(struct tcmx_nexus *n, u64 id)
 {
@@ -628,6 +685,8 @@ void ut_test_nexus(void)
 	nexus_loss();
 	ut_fixture_reset();
 	nexus_spec_i_pt_compares();
+	ut_fixture_reset();
+	nexus_spec_i_pt_isids();
 	ut_fixture_reset();
 	nexus_register_through_acls();
 	ut_fixture_reset();
