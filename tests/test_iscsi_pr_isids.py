@@ -17,9 +17,7 @@ or cannot remove the ACL (without it): the stack is unusable after.
 
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
-import glob
 import os
-import time
 
 import pytest
 
@@ -70,18 +68,6 @@ def full_status_tids(sg):
     return out
 
 
-def session_sg(sess, timeout=60):
-    """/dev/sgN of LUN 0 of an iSCSI session (sd kept off)."""
-    dev = os.path.realpath(sess["path"] + "/device")
-    end = time.monotonic() + timeout
-    while True:
-        sg = glob.glob(dev + "/target*/*:*:*:0/scsi_generic/*")
-        if sg and os.path.exists("/dev/" + os.path.basename(sg[0])):
-            return "/dev/" + os.path.basename(sg[0])
-        assert time.monotonic() < end, "no sg for session %d" % sess["sid"]
-        time.sleep(0.2)
-
-
 @pytest.fixture
 def one_name_two_sessions(stack):
     """LUN 0 (a ramdisk) of one iSCSI TPG, mapped by INI_A's node ACL;
@@ -99,8 +85,8 @@ def one_name_two_sessions(stack):
             ini.iface("i1", iscsi.INI_A)
             ini.iface("i2", iscsi.INI_A)
             ini.discover(iscsi.ADDR1, ifaces=("i1", "i2"))
-            a1 = session_sg(ini.login(iqn, iscsi.ADDR1, iface="i1"))
-            a2 = session_sg(ini.login(iqn, iscsi.ADDR1, iface="i2"))
+            a1 = iscsi.session_sg(ini.login(iqn, iscsi.ADDR1, iface="i1"))
+            a2 = iscsi.session_sg(ini.login(iqn, iscsi.ADDR1, iface="i2"))
             tcmxlib.ua_clear(a1)
             tcmxlib.ua_clear(a2)
             yield dict(a1=a1, a2=a2, so=so)

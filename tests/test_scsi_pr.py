@@ -7,7 +7,6 @@ WRITE EXCLUSIVE - REGISTRANTS ONLY and its conflicts, PREEMPT and the
 unit attentions it leaves, RELEASE, CLEAR, RESERVE(6)/RELEASE(6), the
 pr/ files, sg_persist, and libiscsi's PR and Reserve6 suites."""
 import errno
-import glob
 import hashlib
 import os
 import subprocess
@@ -778,18 +777,6 @@ INI_C = "iqn.2026-12.test.tcmx:initiator-c"
 NEXUS_LOSS = (0x6, 0x29, 0x07)
 
 
-def session_sg(sess, timeout=60):
-    """/dev/sgN of LUN 0 of an iSCSI session (sd kept off)."""
-    dev = os.path.realpath(sess["path"] + "/device")
-    end = time.monotonic() + timeout
-    while True:
-        sg = glob.glob(dev + "/target*/*:*:*:0/scsi_generic/*")
-        if sg and os.path.exists("/dev/" + os.path.basename(sg[0])):
-            return "/dev/" + os.path.basename(sg[0])
-        assert time.monotonic() < end, "no sg for session %d" % sess["sid"]
-        time.sleep(0.2)
-
-
 @pytest.fixture
 def one_lun_two_sessions(stack):
     """One ramdisk as LUN 0 of one iSCSI TPG, which node ACLs of INI_A,
@@ -816,7 +803,7 @@ def one_lun_two_sessions(stack):
             ini.discover(iscsi.ADDR1, ifaces=("ia", "ib"))
             sa = ini.login(iqn, iscsi.ADDR1, iface="ia")
             sb = ini.login(iqn, iscsi.ADDR1, iface="ib")
-            a, b = session_sg(sa), session_sg(sb)
+            a, b = iscsi.session_sg(sa), iscsi.session_sg(sb)
             tcmxlib.ua_clear(a)
             tcmxlib.ua_clear(b)
             yield dict(a=a, b=b, sa=sa, sb=sb, ini=ini, iqn=iqn)
@@ -836,7 +823,7 @@ def test_registered_nexus_that_comes_back_hears_nexus_loss(
         (GOOD, None)
     assert prin(b, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
     d["ini"].logout(d["sb"])
-    b = session_sg(d["ini"].login(d["iqn"], iscsi.ADDR1, iface="ib"))
+    b = iscsi.session_sg(d["ini"].login(d["iqn"], iscsi.ADDR1, iface="ib"))
     assert tcmxlib.ua_clear(b) == [NEXUS_LOSS]
     # registered still: its key clears, A hears so
     assert prout(b, 3, key=0xa) == (GOOD, None)
@@ -936,7 +923,7 @@ def test_all_tg_pt_through_a_node_acl_registers_the_name_without_isid(
         with tcmxlib.sd_off(), iscsi.Initiator(iscsi.INI_A) as ini:
             ini.iface("ia", iscsi.INI_A)
             ini.discover(iscsi.ADDR1, ifaces=("ia",))
-            a = session_sg(ini.login(iqn, iscsi.ADDR1, iface="ia"))
+            a = iscsi.session_sg(ini.login(iqn, iscsi.ADDR1, iface="ia"))
             tcmxlib.ua_clear(a)
             assert prout(a, 0, sa_key=0xa, flags=0x04) == (GOOD, None)
             st = full_status(prin(a, 3))

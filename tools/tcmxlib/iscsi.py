@@ -634,3 +634,16 @@ def blocked_report():
     except OSError:
         pass
     return "\n".join(out) or "(no task in D state)"
+
+
+def session_sg(sess, timeout=60):
+    """/dev/sgN of LUN 0 of an iSCSI session (with sd kept off, the only
+    way in), once udev-less /dev has it."""
+    dev = os.path.realpath(sess["path"] + "/device")
+    end = time.monotonic() + timeout
+    while True:
+        sg = glob.glob(dev + "/target*/*:*:*:0/scsi_generic/*")
+        if sg and os.path.exists("/dev/" + os.path.basename(sg[0])):
+            return "/dev/" + os.path.basename(sg[0])
+        assert time.monotonic() < end, "no sg for session %d" % sess["sid"]
+        time.sleep(0.2)
