@@ -366,6 +366,27 @@ static int conn_rx(struct tcmx_iscsi_conn *conn)
 	}
 }
 
+/*
+ * A refused login's connection: what the initiator still sends is
+ * dropped; its close ends ours (the login timer ends it otherwise).
+ */
+static void conn_linger(struct tcmx_iscsi_conn *conn)
+{
+	int budget = TCMX_ISCSI_RECV_BUDGET;
+	int ret;
+
+	while (budget--) {
+		ret = conn_recv(conn, conn->rx_hdr, sizeof(conn->rx_hdr));
+		if (!ret)
+			return;
+		if (ret < 0) {
+			tcmx_iscsi_conn_close(conn);
+			return;
+		}
+	}
+	tcmx_iscsi_conn_kick(conn, -1);
+}
+
 void tcmx_iscsi_io_work(struct work_struct *work)
 {
 	struct tcmx_iscsi_conn *conn =
@@ -375,11 +396,19 @@ void tcmx_iscsi_io_work(struct work_struct *work)
 
 	if (READ_ONCE(conn->dead))
 		return;
+	if (conn->linger) {
+		conn_linger(conn);
+		return;
+	}
 	if (!conn->rx_need)
 		conn->rx_need = TCMX_ISCSI_BHS;
 	tcmx_iscsi_send_done(conn);
 	while (budget--) {
 		ret = conn_rx(conn);
+		if (ret < 0 && conn->linger && ret != -ECONNRESET) {
+			conn_linger(conn);
+			return;
+		}
 		if (ret < 0) {
 			if (ret != -ECONNRESET)
 				pr_debug("%pISpc: connection ends: %d\n",

@@ -234,8 +234,9 @@ static void conn_timer(struct work_struct *work)
 			     timer_work);
 
 	if (conn->state == TCMX_CONN_LOGIN) {
-		pr_warn_ratelimited("login from %pISpc timed out\n",
-				    &conn->peer);
+		if (!conn->linger)
+			pr_warn_ratelimited("login from %pISpc timed out\n",
+					    &conn->peer);
 		tcmx_iscsi_conn_close(conn);
 		return;
 	}

@@ -91,6 +91,15 @@ static int login_fail(struct tcmx_iscsi_conn *conn, u16 status,
 			    &conn->peer, status, why);
 	login_count(conn, status);
 	login_send(conn, status, false, 0);
+	/*
+	 * Both sides close (RFC 7143 11.13.5); the initiator first, so that
+	 * the close it sees is its own and not a connection error racing
+	 * its own teardown of the login (open-iscsi's iscsi_tcp on 6.12
+	 * oopsed on that).  The io work discards what still comes and
+	 * closes at the end of the stream, the timer after TCMX_LINGER.
+	 */
+	conn->linger = true;
+	mod_delayed_work(tcmx_iscsi_wq, &conn->timer_work, TCMX_LINGER);
 	return -EPERM;
 }
 

@@ -89,6 +89,9 @@ struct tcmx_iscsi_ops_params {
 	char	value[TCMX_ISCSI_KEY_NR][32];
 };
 
+/* how long a refused login waits for the initiator to close first */
+#define TCMX_LINGER	(2 * HZ)
+
 struct tcmx_iscsi_conn {
 	struct list_head		node;	/* conns, conns.c */
 	struct socket			*sock;
@@ -98,6 +101,7 @@ struct tcmx_iscsi_conn {
 	struct tcmx_iscsi_sess		*sess;
 	enum tcmx_iscsi_conn_state	state;
 	bool				dead;	/* stop: teardown queued */
+	bool				linger;	/* login refused: wait for FIN */
 	int				io_cpu;	/* -1: where packets arrive */
 	u8				logout_len; /* tx_hdr, sent at release */
 	struct work_struct		io_work;
