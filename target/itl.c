@@ -100,6 +100,7 @@ void tcmx_itl_del(struct tcmx_nexus *n, u64 id)
 
 	if (!itl)
 		return;
+	tcmx_pr_itl_lost(itl);
 	if (!READ_ONCE(itl->pr_reg)) {
 		tcmx_itl_end(itl);
 		return;

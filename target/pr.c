@@ -327,29 +327,43 @@ static void pr_spc2_clear(struct tcmx_core_dev *cd)
 
 /*
  * An I_T_L nexus leaves its map (its session ended, or the mapping went):
- * off the device's list with its unit attentions, and for its I_T nexus
- * an I_T nexus loss, which ends an SPC-2 reservation it held;
- * registrations stay (SPC-4 5.13.2), and remember the loss: an I_T nexus
- * that has one again starts with I_T NEXUS LOSS OCCURRED (29/07) rather
- * than POWER ON.  Nothing of this is on the command path.
+ * an I_T nexus loss at once, even while a registered one still ends
+ * (tcmx_itl_del()): the SPC-2 reservation its I_T nexus held ends, and
+ * its registration, which stays (SPC-4 5.13.2), remembers the loss, so
+ * that an I_T nexus of the same identity that comes back, now or later,
+ * starts with I_T NEXUS LOSS OCCURRED (29/07) rather than POWER ON.
  */
-void tcmx_pr_itl_gone(struct tcmx_itl *itl)
+void tcmx_pr_itl_lost(struct tcmx_itl *itl)
 {
 	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
 
 	/* pr_mutex too: pr_cfs.c reads the holder's nexus under it */
 	mutex_lock(&cd->pr_mutex);
 	pr_state_lock(cd);
-	spin_lock(&tcmx_itl_lock);
-	list_del(&itl->dev_node);
-	tcmx_ua_itl_clear(itl);
-	spin_unlock(&tcmx_itl_lock);
 	if (itl->pr_reg)
 		itl->pr_reg->nexus_lost = true;
 	if (cd->spc2_holder == itl->lun && cd->spc2_nexus == itl->nexus) {
 		pr_spc2_clear(cd);
 		pr_update_gate(itl->dev);
 	}
+	pr_state_unlock(cd);
+	mutex_unlock(&cd->pr_mutex);
+}
+
+/*
+ * Its end, once its commands are done: off the device's list with its
+ * unit attentions.  Nothing of this is on the command path.
+ */
+void tcmx_pr_itl_gone(struct tcmx_itl *itl)
+{
+	struct tcmx_core_dev *cd = tcmx_core(itl->dev);
+
+	mutex_lock(&cd->pr_mutex);
+	pr_state_lock(cd);
+	spin_lock(&tcmx_itl_lock);
+	list_del(&itl->dev_node);
+	tcmx_ua_itl_clear(itl);
+	spin_unlock(&tcmx_itl_lock);
 	pr_state_unlock(cd);
 	mutex_unlock(&cd->pr_mutex);
 }

@@ -687,10 +687,12 @@ void tcmx_pr_lun_linked(struct tcmx_lun *lun);
 /*
  * pr.c: a new I_T_L nexus, before it is published, takes up the
  * registration of its I_T nexus and joins cd->itls with POWER ON pending,
- * under pr_lock; one that ends gives up the SPC-2 reservation its I_T
- * nexus held (I_T nexus loss).  Process context.
+ * under pr_lock; one that leaves its map is an I_T nexus loss at once
+ * (tcmx_pr_itl_lost(): the SPC-2 reservation of its I_T nexus ends) and
+ * leaves the list when it ends (tcmx_pr_itl_gone()).  Process context.
  */
 void tcmx_pr_itl_new(struct tcmx_itl *itl);
+void tcmx_pr_itl_lost(struct tcmx_itl *itl);
 void tcmx_pr_itl_gone(struct tcmx_itl *itl);
 void tcmx_pr_dev_free(struct tcmx_dev *dev);
 ssize_t tcmx_pr_aptpl_metadata(struct tcmx_dev *dev, const char *page,

@@ -676,6 +676,65 @@ static void nexus_preempt_and_abort_waits(void)
 	nx_teardown();
 }
 
+/*
+ * A registered I_T_L nexus that leaves its map is an I_T nexus loss at
+ * once, though it ends later (a command of it still held): B's mapping
+ * comes back meanwhile and hears I_T NEXUS LOSS OCCURRED, and no later
+ * nexus of B's identity hears it again once the old one has ended.  B
+ * unregisters and takes an SPC-2 reservation before that end: the end
+ * leaves it to B.
+ */
+static void nexus_loss_while_ending(void)
+{
+	struct tcmx_pr_reg *reg;
+	struct tcmx_itl *old;
+
+	nx_setup();
+	EXPECT(on(&ut_nexus, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_POWER_ON);
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	reg = itl_b()->pr_reg;
+	CHECK(reg);
+	old = itl_b();
+	ut_hold_work = true;
+	tcmx_itl_del(&nx_b, B_LUN);
+	ut_hold_work = false;
+	CHECK(ut_held_work && itl_b() == old);
+	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
+	CHECK(itl_b() != old && itl_b()->pr_reg == reg &&
+	      itl_b()->ua_count == 1 &&
+	      itl_b()->ua[0] == TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	EXPECT(prout_on(&nx_b, 0, 0xb, 0, 0), UT_GOOD);	/* unregister */
+	CHECK(list_empty(&ut_cdev.pr_regs));
+	EXPECT(on(&nx_b, C(0x16), 0, NONE), UT_GOOD);	/* RESERVE(6) */
+	if (ut_held_work)
+		ut_held_work->func(ut_held_work);
+	ut_held_work = NULL;
+	CHECK(ut_cdev.spc2_holder == &ut_luns[0] && ut_cdev.spc2_nexus == &nx_b);
+	EXPECT(write_on(&ut_nexus), UT_CONFLICT);
+	EXPECT(on(&nx_b, C(0x17), 0, NONE), UT_GOOD);	/* RELEASE(6) */
+	CHECK(!ut_cdev.spc2_holder);
+
+	/* registered again, and the registration tells no stale loss */
+	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
+	reg = itl_b()->pr_reg;
+	CHECK(reg && !reg->nexus_lost);
+	ut_hold_work = true;
+	tcmx_itl_del(&nx_b, B_LUN);
+	ut_hold_work = false;
+	CHECK(reg->nexus_lost);
+	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
+	CHECK(!reg->nexus_lost);
+	if (ut_held_work)
+		ut_held_work->func(ut_held_work);
+	ut_held_work = NULL;
+	CHECK(!reg->nexus_lost && itl_b() && itl_b()->pr_reg == reg);
+	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_I_T_NEXUS_LOSS);
+	EXPECT(prout_on(&nx_b, 0, 0xb, 0, 0), UT_GOOD);
+	nx_teardown();
+}
+
 void ut_test_nexus(void)
 {
 	nexus_unit_attentions();
@@ -695,4 +754,6 @@ void ut_test_nexus(void)
 	nexus_loss_told_once();
 	ut_fixture_reset();
 	nexus_preempt_and_abort_waits();
+	ut_fixture_reset();
+	nexus_loss_while_ending();
 }
