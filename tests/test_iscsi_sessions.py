@@ -112,7 +112,8 @@ def test_ext4_and_bonnie(sess, tmp_path):
     run(["mount", dev, mnt])
     try:
         p = run(["bonnie++", "-d", mnt, "-s", "64", "-r", "32", "-n", "1",
-                 "-u", "root", "-x", "1", "-q"], check=False, timeout=900)
+                 "-u", "root", "-x", "1", "-q"], check=False,
+                timeout=2700 if tcmxlib.DEBUG_KERNEL else 900)
         assert p.returncode == 0, p.stdout + p.stderr
     finally:
         run(["umount", mnt], check=False)
@@ -155,6 +156,9 @@ def test_killed_connection_is_reinstated(tgt, sess, dmesg):
     iscsid logs in again with the session's ISID and TSIH 0, which the
     target takes as a reinstatement: a new target session, the same
     initiator session and disk, fio's data verified across it."""
+    why = iscsi.sockets_killable()
+    if why is not None:
+        pytest.skip(why)
     dev = sess["dev"]
     tcmxlib.fill(dev, "kept-across", 8 * MiB)
     want = tcmxlib.sha(dev, 0, 8 * MiB)

@@ -47,7 +47,8 @@ and unloads tcmx (make unload), `... clean-intree` does the same for the
 in-tree LIO.
 """
 from .tier import soak, TIER
-from .host import (BAD_KMSG, BAD_SD, boot_args, CFS, cmdline_icount, err_of,
+from .host import (BAD_KMSG, BAD_SD, boot_args, CFS, cmdline_icount,
+                   DEBUG_KERNEL, err_of,
                    fill, GiB, Kmsg, KVER, loaded, loaded_modules,
                    mem_free_to_use, meminfo, meminfo_kib, MiB, modules,
                    mount_configfs, NOT_ON_RT_WHY, PAGE, PREEMPT_RT, PROJ, rd,
@@ -80,7 +81,8 @@ from .libiscsi import (iscsi_test_cu, libiscsi_died, LIBISCSI_KNOWN,
                        LIBISCSI_SUITE_LINE, LIBISCSI_TEST_LINE, LIBISCSI_TOOL)
 
 __all__ = [
-    "BAD_KMSG", "BAD_SD", "boot_args", "CFS", "cmdline_icount", "err_of",
+    "BAD_KMSG", "BAD_SD", "boot_args", "CFS", "cmdline_icount",
+    "DEBUG_KERNEL", "err_of",
     "fill", "GiB", "Kmsg", "KVER", "loaded", "loaded_modules",
     "mem_free_to_use", "meminfo", "meminfo_kib", "MiB", "modules",
     "mount_configfs", "NOT_ON_RT_WHY", "PAGE", "PREEMPT_RT", "PROJ", "rd",

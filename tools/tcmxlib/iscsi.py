@@ -541,6 +541,23 @@ def wait_state(sid, state, timeout=60):
         time.sleep(0.2)
 
 
+def sockets_killable():
+    """None if this kernel's ss -K aborts sockets, else why not: it needs
+    CONFIG_INET_DIAG_DESTROY (Debian's kernels have it; the debug kernel
+    built from linux-source may not, and ss then lists without killing)."""
+    rel = os.uname().release
+    for cfg in ("/boot/config-" + rel,
+                "/lib/modules/%s/build/.config" % rel):
+        try:
+            with open(cfg) as f:
+                if "CONFIG_INET_DIAG_DESTROY=y" in f.read():
+                    return None
+                return "%s: no CONFIG_INET_DIAG_DESTROY (ss -K)" % rel
+        except OSError:
+            continue
+    return None
+
+
 def kill_connections(port=PORT, addr=None):
     """Cut the initiator's TCP connections to a target portal (ss -K:
     the socket is aborted, the peer gets a reset); returns ss's list of
