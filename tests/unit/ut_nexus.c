@@ -586,6 +586,22 @@ static void nx_unpin(struct tcmx_nexus *n, struct tcmx_itl *itl)
 	atomic_dec_and_test(&n->deferred);
 }
 
+/* a registered I_T_L nexus leaves its map: its end's work kept, not run */
+static void nx_del_held(struct tcmx_nexus *n, u64 id)
+{
+	ut_hold_work = true;
+	tcmx_itl_del(n, id);
+	ut_hold_work = false;
+}
+
+/* the end kept by nx_del_held() runs now */
+static void nx_run_held(void)
+{
+	if (ut_held_work)
+		ut_held_work->func(ut_held_work);
+	ut_held_work = NULL;
+}
+
 /*
  * PREEMPT AND ABORT waits for the deferred commands of the I_T_L nexuses
  * it preempts, and only for those: commands of its own nexus (A) and of
@@ -652,18 +668,14 @@ static void nexus_preempt_and_abort_waits(void)
 	CHECK(itl_b()->pr_reg);
 	pb = nx_pin(&nx_b, B_LUN);
 	ut_blocked_waits = 0;
-	ut_hold_work = true;
-	tcmx_itl_del(&nx_b, B_LUN);
-	ut_hold_work = false;
+	nx_del_held(&nx_b, B_LUN);
 	CHECK(!ut_blocked_waits && ut_held_work && itl_b() == pb &&
 	      atomic_read(&nx_b.deferred) == 2 && ut_luns[0].ref.count == 1);
 	EXPECT(prout_on(&ut_nexus, 5, 0xa, 0xb, 5), UT_GOOD);
 	CHECK(ut_blocked_waits == 1 && !pb->pr_reg);
 	nx_unpin(&nx_b, pb);
 	ut_blocked_waits = 0;
-	if (ut_held_work)
-		ut_held_work->func(ut_held_work);
-	ut_held_work = NULL;
+	nx_run_held();
 	CHECK(!ut_blocked_waits && !itl_b() &&
 	      !atomic_read(&nx_b.deferred) && !ut_luns[0].ref.count);
 	pc = nx_pin(&nx_c, 0);
@@ -696,9 +708,7 @@ static void nexus_loss_while_ending(void)
 	reg = itl_b()->pr_reg;
 	CHECK(reg);
 	old = itl_b();
-	ut_hold_work = true;
-	tcmx_itl_del(&nx_b, B_LUN);
-	ut_hold_work = false;
+	nx_del_held(&nx_b, B_LUN);
 	CHECK(ut_held_work && itl_b() == old);
 	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
 	CHECK(itl_b() != old && itl_b()->pr_reg == reg &&
@@ -708,9 +718,7 @@ static void nexus_loss_while_ending(void)
 	EXPECT(prout_on(&nx_b, 0, 0xb, 0, 0), UT_GOOD);	/* unregister */
 	CHECK(list_empty(&ut_cdev.pr_regs));
 	EXPECT(on(&nx_b, C(0x16), 0, NONE), UT_GOOD);	/* RESERVE(6) */
-	if (ut_held_work)
-		ut_held_work->func(ut_held_work);
-	ut_held_work = NULL;
+	nx_run_held();
 	CHECK(ut_cdev.spc2_holder == &ut_luns[0] && ut_cdev.spc2_nexus == &nx_b);
 	EXPECT(write_on(&ut_nexus), UT_CONFLICT);
 	EXPECT(on(&nx_b, C(0x17), 0, NONE), UT_GOOD);	/* RELEASE(6) */
@@ -720,15 +728,11 @@ static void nexus_loss_while_ending(void)
 	EXPECT(prout_on(&nx_b, 0, 0, 0xb, 0), UT_GOOD);
 	reg = itl_b()->pr_reg;
 	CHECK(reg && !reg->nexus_lost);
-	ut_hold_work = true;
-	tcmx_itl_del(&nx_b, B_LUN);
-	ut_hold_work = false;
+	nx_del_held(&nx_b, B_LUN);
 	CHECK(reg->nexus_lost);
 	CHECK(tcmx_itl_add(&nx_b, B_LUN, &ut_luns[0]) == itl_b());
 	CHECK(!reg->nexus_lost);
-	if (ut_held_work)
-		ut_held_work->func(ut_held_work);
-	ut_held_work = NULL;
+	nx_run_held();
 	CHECK(!reg->nexus_lost && itl_b() && itl_b()->pr_reg == reg);
 	EXPECT(on(&nx_b, C(0x00), 0, NONE), TCMX_SENSE_UA_I_T_NEXUS_LOSS);
 	EXPECT(prout_on(&nx_b, 0, 0xb, 0, 0), UT_GOOD);
