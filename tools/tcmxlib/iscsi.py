@@ -545,14 +545,13 @@ def sockets_killable():
     """None if this kernel's ss -K aborts sockets, else why not: it needs
     CONFIG_INET_DIAG_DESTROY (Debian's kernels have it; the debug kernel
     built from linux-source may not, and ss then lists without killing)."""
-    rel = os.uname().release
-    for cfg in ("/boot/config-" + rel,
-                "/lib/modules/%s/build/.config" % rel):
+    for cfg in ("/boot/config-" + KVER,
+                "/lib/modules/%s/build/.config" % KVER):
         try:
             with open(cfg) as f:
                 if "CONFIG_INET_DIAG_DESTROY=y" in f.read():
                     return None
-                return "%s: no CONFIG_INET_DIAG_DESTROY (ss -K)" % rel
+                return "%s: no CONFIG_INET_DIAG_DESTROY (ss -K)" % KVER
         except OSError:
             continue
     return None
