@@ -109,6 +109,8 @@ static unsigned int tmf_abort(struct tcmx_iscsi_conn *conn, itt_t rtt,
 		}
 		ic->aborted = true;
 		held++;
+		/* one the core holds for a time comes back at once */
+		tcmx_abort_cmd(&ic->cmd);
 	}
 	return held;
 }

@@ -245,12 +245,25 @@ static void loop_trace_tmr(struct scsi_cmnd *sc, enum tcmx_tmf tmf, int ret,
 		       ret == SUCCESS ? 0 : -EIO, ktime_get_ns() - start);
 }
 
+/*
+ * A command the core holds for a time (a SANITIZE waiting for its
+ * operation's end) comes back at once; the core only compares the pointer.
+ */
+static void loop_abort_held(struct scsi_cmnd *sc)
+{
+	struct loop_cmd *lc = scsi_cmd_priv(sc);
+
+	if (!loop_cmd_released(sc))
+		tcmx_abort_cmd(&lc->cmd);
+}
+
 static int loop_eh_abort(struct scsi_cmnd *sc)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(LOOP_ABORT_MS);
 	u64 start = ktime_get_ns();
 	int ret = SUCCESS;
 
+	loop_abort_held(sc);
 	while (!loop_cmd_released(sc)) {
 		if (time_after(jiffies, deadline)) {
 			scmd_printk(KERN_WARNING, sc,
@@ -277,8 +290,10 @@ static bool loop_count_held(struct scsi_cmnd *sc, void *data)
 	struct loop_busy *busy = data;
 
 	if ((!busy->sdev || sc->device == busy->sdev) &&
-	    !loop_cmd_released(sc))
+	    !loop_cmd_released(sc)) {
 		busy->held++;
+		loop_abort_held(sc);	/* a reset aborts every task */
+	}
 	return true;
 }
 

@@ -351,9 +351,15 @@ int tcmx_nexus_unregister(struct tcmx_nexus *n)
 	if (tpg->ops->nexus_per_tpg)
 		WRITE_ONCE(tpg->nexus_name, "");
 	mutex_unlock(&tcmx_cfs_mutex);
-	/* commands running inline, then those a backend deferred */
+	/*
+	 * Commands running inline, then those a backend deferred: a SANITIZE
+	 * the core holds is aborted (and again, should one be held later).
+	 */
 	synchronize_rcu();
-	wait_var_event(&n->deferred, !atomic_read(&n->deferred));
+	do
+		tcmx_parked_abort_nexus(n);
+	while (!wait_var_event_timeout(&n->deferred, !atomic_read(&n->deferred),
+				       HZ / 10));
 	xa_destroy(&n->luns);
 	xa_destroy(&n->itls);
 	n->name[0] = '\0';

@@ -281,6 +281,7 @@ static void tcmx_dev_release(struct config_item *item)
 		tcmx_dev_count--;
 		mutex_unlock(&tcmx_cfs_mutex);
 	}
+	tcmx_sanitize_dev_exit(dev);
 	tcmx_stats_dev_exit(dev);
 	tcmx_pr_dev_free(dev);
 	WARN_ON_ONCE(!list_empty(&cd->luns));
@@ -335,6 +336,7 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 	config_item_get(&hba->group.cg_item);
 	config_group_init_type_name(&dev->group, name, &tcmx_dev_type);
 	tcmx_dev_attrs_init(dev);
+	tcmx_sanitize_dev_init(dev);
 	tcmx_alua_dev_init(dev);
 	ret = tcmx_stats_dev_init(dev);
 	if (ret)

@@ -7,7 +7,7 @@
  * for all of them.  A bit is set before the state it announces is visible
  * to the checks below, and cleared only once that state is gone.  What
  * each check lets through is in the command's row (TCMX_CMD_UA_OK,
- * TCMX_CMD_IN_*, TCMX_CMD_PR_OK, TCMX_CMD_SPC2_OK).  The gate answers with
+ * TCMX_CMD_SANITIZE_OK, TCMX_CMD_IN_*, TCMX_CMD_PR_OK, TCMX_CMD_SPC2_OK).  The gate answers with
  * a status and defers nothing: TCMX_GATE_EXCL is for tcmx_submit_cmd()
  * once the WRITE is decoded (excl.c).
  */
@@ -41,6 +41,10 @@ enum tcmx_status tcmx_gate(struct tcmx_cmd *cmd, const struct tcmx_cmd_desc *d,
 		if (status != TCMX_GOOD)
 			return status;
 	}
+	/* an unknown opcode still gets INVALID COMMAND OPERATION CODE */
+	if (gate & BIT(TCMX_GATE_SANITIZE) && d &&
+	    !(d->flags & TCMX_CMD_SANITIZE_OK))
+		return tcmx_sense(cmd, TCMX_SENSE_SANITIZE_IN_PROGRESS);
 	if (gate & BIT(TCMX_GATE_ALUA)) {
 		status = tcmx_alua_check(cmd, d);
 		if (status != TCMX_GOOD)

@@ -345,7 +345,9 @@ static enum tcmx_status lbp_parse_format_unit(struct tcmx_cmd *cmd)
 /* ---- SANITIZE --------------------------------------------------------- */
 
 /*
- * Done before status is returned, IMMED or not.  BLOCK ERASE and CRYPTO
+ * The medium's work is done before status is returned, IMMED or not; a
+ * programmed operation time then follows (inject/sanitize_ms, sanitize.c),
+ * which the command waits for without IMMED.  BLOCK ERASE and CRYPTO
  * ERASE deallocate every block (they read as zeroes: WABEREQ = WACEREQ =
  * 01b in the Block Device Characteristics page); OVERWRITE deallocates
  * too, then writes the pattern unless it is all zeroes.
@@ -391,6 +393,9 @@ static enum tcmx_status lbp_overwrite_work(struct tcmx_cmd *cmd)
 		if (param[0] & 0x80 && !(param[0] & 0x01))
 			block[i] = ~block[i];
 	}
+	status = tcmx_sanitize_begin(cmd);
+	if (status != TCMX_GOOD)
+		goto out;
 	tcmx_excl_lock(dev, 0, dev->nr_blocks);
 	ret = lbp_clear_medium(dev);
 	if (!ret && memchr_inv(block, 0, bs))
@@ -401,7 +406,17 @@ static enum tcmx_status lbp_overwrite_work(struct tcmx_cmd *cmd)
 		cmd->xfer_len = param_len;
 out:
 	kfree(param);
-	return status;
+	return tcmx_sanitize_wait(cmd, status);
+}
+
+/* BLOCK ERASE, CRYPTO ERASE: the medium cleared, as FORMAT UNIT does */
+static enum tcmx_status lbp_erase_work(struct tcmx_cmd *cmd)
+{
+	enum tcmx_status status = tcmx_sanitize_begin(cmd);
+
+	if (status == TCMX_GOOD)
+		status = lbp_clear_work(cmd);
+	return tcmx_sanitize_wait(cmd, status);
 }
 
 /* The parameter list is 5 bytes up to the header and one block. */
@@ -452,12 +467,12 @@ struct tcmx_cmd_desc tcmx_lbp_cmds[] __ro_after_init = {
 	  .dir = DMA_NONE, .flags = LBP_WRITE | TCMX_CMD_SA,
 	  .name = "SANITIZE BLOCK ERASE",
 	  .usage = { LBP_OP_SANITIZE, 0xa0 | LBP_SANITIZE_BLOCK_ERASE },
-	  .execute = lbp_clear_work },
+	  .execute = lbp_erase_work },
 	{ .opcode = LBP_OP_SANITIZE, .sa = LBP_SANITIZE_CRYPTO_ERASE, .len = 10,
 	  .dir = DMA_NONE, .flags = LBP_WRITE | TCMX_CMD_SA,
 	  .name = "SANITIZE CRYPTO ERASE",
 	  .usage = { LBP_OP_SANITIZE, 0xa0 | LBP_SANITIZE_CRYPTO_ERASE },
-	  .execute = lbp_clear_work },
+	  .execute = lbp_erase_work },
 	{ .opcode = LBP_OP_SANITIZE, .sa = LBP_SANITIZE_EXIT_FAILURE, .len = 10,
 	  .dir = DMA_NONE, .flags = LBP_ROW | TCMX_CMD_SA,
 	  .name = "SANITIZE EXIT FAILURE MODE",

@@ -119,6 +119,8 @@ static void tcmx_lun_unpublish(struct tcmx_lun *lun)
 static void tcmx_lun_drain(struct tcmx_lun *lun)
 {
 	percpu_ref_kill(&lun->ref);
+	/* a SANITIZE the core holds comes back; none is held from now on */
+	tcmx_parked_abort_lun(lun);
 	wait_for_completion(&lun->drained);
 }
 

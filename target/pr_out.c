@@ -495,6 +495,9 @@ static void pr_abort_wait(struct tcmx_dev *dev, struct pr_out *o)
 	for (i = 0; i < o->nheld; i++) {
 		itl = o->held[i];
 		self = itl == o->own;
+		/* a SANITIZE the core holds for the preempted nexus: aborted */
+		if (!self)
+			tcmx_parked_abort_itl(itl);
 		while (!wait_var_event_timeout(&itl->deferred,
 					       atomic_read(&itl->deferred) <=
 					       self, PR_ABORT_WARN))

@@ -548,8 +548,8 @@ static enum tcmx_status spc_report_luns(struct tcmx_cmd *cmd)
 
 /*
  * The LUN's highest priority unit attention, which this clears whatever
- * emulate_ua_intlck_ctrl says; else NO SENSE, or LOGICAL UNIT NOT
- * SUPPORTED without a LUN.
+ * emulate_ua_intlck_ctrl says; else SANITIZE IN PROGRESS while one is
+ * (SBC-4 4.11.2), NO SENSE, or LOGICAL UNIT NOT SUPPORTED without a LUN.
  */
 static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
 {
@@ -558,7 +558,8 @@ static enum tcmx_status spc_request_sense(struct tcmx_cmd *cmd)
 	u8 len;
 
 	if (cmd->lun && !tcmx_ua_take(cmd, true, &code))
-		code = TCMX_SENSE_NO_SENSE;
+		code = test_bit(TCMX_GATE_SANITIZE, &cmd->dev->gate) ?
+		       TCMX_SENSE_SANITIZE_IN_PROGRESS : TCMX_SENSE_NO_SENSE;
 	len = tcmx_build_sense(buf, cmd->cdb[1] & 0x01,		/* DESC */
 			       code, NULL);
 	tcmx_cmd_copy_to_sgl(cmd, buf, min_t(u32, len, cmd->cdb[4]));

@@ -102,6 +102,8 @@ enum tcmx_sense {
 	TCMX_SENSE_INSUFFICIENT_REG_RESOURCES,	/* 05/55/04 */
 	TCMX_SENSE_LU_COMM_FAILURE,	/* 02/08/00 */
 	TCMX_SENSE_PROTOCOL_CRC,	/* 0B/47/05: a transport sequence error */
+	TCMX_SENSE_SANITIZE_IN_PROGRESS,	/* 02/04/1B */
+	TCMX_SENSE_COMMAND_ABORTED,	/* 0B/00/00 */
 	TCMX_SENSE_NR
 };
 
@@ -614,6 +616,13 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 
 /* transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
+/*
+ * sanitize.c, for a fabric's task management: @cmd, submitted and not yet
+ * handed back, is aborted.  A command the core holds for a time (a
+ * SANITIZE waiting for its operation's end) comes back at once through
+ * ->queue_status(); others finish as they would.  Any context but hard IRQ.
+ */
+void tcmx_abort_cmd(struct tcmx_cmd *cmd);
 bool tcmx_nexus_unmapping(struct tcmx_nexus *n, u64 id);
 void tcmx_cmd_pin(struct tcmx_cmd *cmd);
 void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);

@@ -265,6 +265,15 @@ struct tcmx_core_dev {
 	bool				pr_dir_pinned;
 	/* pr.c: the key of the initiator ports' hashes (struct tcmx_pr_hash) */
 	siphash_key_t			pr_hash_key;
+	/*
+	 * sanitize.c: inject/sanitize_ms, how long a SANITIZE's operation
+	 * lasts (0: as long as its work); sanitize_end ends one in progress
+	 * (TCMX_GATE_SANITIZE); parked, the SANITIZE waiting for that end.
+	 */
+	struct config_group		inject_group;
+	u32				sanitize_ms;
+	struct delayed_work		sanitize_end;
+	struct tcmx_parked		*parked;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
@@ -374,9 +383,12 @@ void tcmx_stats_fold(struct tcmx_stats *total,
  */
 #define TCMX_CMD_PR_OK		BIT(11)
 #define TCMX_CMD_SPC2_OK	BIT(12)
+/* runs while a SANITIZE is in progress (SBC-4 4.11.2; sanitize.c) */
+#define TCMX_CMD_SANITIZE_OK	BIT(13)
 /* INQUIRY, REPORT LUNS, REQUEST SENSE: whatever is pending */
 #define TCMX_CMD_ALWAYS		(TCMX_CMD_UA_OK | TCMX_CMD_IN_ANY_STATE | \
-				 TCMX_CMD_PR_OK | TCMX_CMD_SPC2_OK)
+				 TCMX_CMD_PR_OK | TCMX_CMD_SPC2_OK | \
+				 TCMX_CMD_SANITIZE_OK)
 
 struct tcmx_cmd_desc {
 	u8			opcode;
@@ -536,6 +548,7 @@ static inline bool tcmx_cmd_mapped_wp(struct tcmx_cmd *cmd)
 #define TCMX_GATE_PR	3	/* a persistent or SPC-2 reservation exists */
 #define TCMX_GATE_ALUA	4	/* some port group is not Active/Optimized */
 #define TCMX_GATE_NOFUA	5	/* emulate_fua_write=0: no DPO, no FUA */
+#define TCMX_GATE_SANITIZE 6	/* a SANITIZE is in progress (sanitize.c) */
 /*
  * (*) never set in dev->gate for a mapping: tcmx_submit_cmd() ORs the
  * TCMX_MAP_WP bit of the nexus's map entry into the value it loaded.
@@ -705,6 +718,22 @@ void tcmx_pr_emulate_changed(struct tcmx_dev *dev);
 void tcmx_pr_lun_reset(struct tcmx_dev *dev);
 /* tmr.c: a new device's list of I_T_L nexuses */
 void tcmx_ua_dev_init(struct tcmx_dev *dev);
+/*
+ * sanitize.c, for SANITIZE's workers (lbp.c): begin the operation before
+ * the medium is touched (02/04/1B if one is in progress), then, with the
+ * work's @status, hold the command until the operation ends unless IMMED
+ * is set or it is aborted.  For the teardown paths: abort the held
+ * commands of a nexus, a LUN or an I_T_L nexus (process context).
+ */
+struct tcmx_parked;
+enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
+				    enum tcmx_status status);
+void tcmx_parked_abort_nexus(struct tcmx_nexus *n);
+void tcmx_parked_abort_lun(struct tcmx_lun *lun);
+void tcmx_parked_abort_itl(struct tcmx_itl *itl);
+void tcmx_sanitize_dev_init(struct tcmx_dev *dev);
+void tcmx_sanitize_dev_exit(struct tcmx_dev *dev);
 /* pr_cfs.c: <dev>/pr/ */
 extern const struct config_item_type tcmx_pr_cfs_type;
 

@@ -14,6 +14,7 @@ import os
 import re
 import struct
 import threading
+import time
 
 import pytest
 
@@ -21,6 +22,7 @@ from tcmxlib import (MiB, PAGE, disk, kcq, link_lun, mem_free_to_use,
                      mk_rd, mk_target, rd, run, sgdev, sgio, tool, wr)
 from tcmxlib import (CHECK, GOOD, ILLEGAL_OPCODE, INVALID_FIELD,
                      INVALID_PARAM, LBA_RANGE, PARAM_LEN, good)
+from tcmxlib.sense import NOT_READY_SANITIZE
 
 pytestmark = pytest.mark.tcmx_only
 
@@ -506,3 +508,115 @@ def test_unmap_and_write_same_race_with_verified_io(thin):
     assert len(errors) == 1, errors[:10]
     # the verified region was never touched by the hammer
     assert lun.lba_status(0, 24)[1][0][2] == 0
+
+
+def sanitize_ms(lun, value=None):
+    path = lun.so + "/inject/sanitize_ms"
+    if value is None:
+        return int(rd(path))
+    wr(path, str(value))
+    return None
+
+
+def until_ready(lun, limit):
+    """TEST UNIT READY until GOOD (SANITIZE IN PROGRESS before); the
+    seconds it took."""
+    start = time.monotonic()
+    while True:
+        st, sense, _ = lun.cmd(b"\x00" * 6)
+        if st == GOOD:
+            return time.monotonic() - start
+        assert st == CHECK and kcq(sense) == NOT_READY_SANITIZE, sense.hex()
+        assert time.monotonic() - start < limit, "still sanitizing"
+        time.sleep(0.2)
+
+
+def test_sanitize_in_progress(thin):
+    """inject/sanitize_ms: a SANITIZE lasts that long. Meanwhile every
+    command but INQUIRY, REPORT LUNS and REQUEST SENSE gets NOT READY,
+    SANITIZE IN PROGRESS (SBC-4 4.11.2), REQUEST SENSE reports it, and a
+    second SANITIZE is refused; then the LUN is ready, its blocks zero.
+    Without IMMED the command itself lasts as long."""
+    lun = thin.make(8 * MiB, 2)
+    assert sanitize_ms(lun) == 0
+    for bad in ("abc", "-1", "3600001", "", "1.5"):
+        with pytest.raises(OSError):
+            sanitize_ms(lun, bad)
+    assert sanitize_ms(lun) == 0
+    lun.write(0, b"\x33" * 64 * BS)
+    sanitize_ms(lun, 3000)
+    start = time.monotonic()
+    lun.good(bytes([0x48, 0x82, 0, 0, 0, 0, 0, 0, 0, 0]))  # BLOCK ERASE, IMMED
+    assert time.monotonic() - start < 2.5
+    lun.check(b"\x00" * 6, NOT_READY_SANITIZE)                   # TUR
+    lun.check(b"\x28\x00" + struct.pack(">IxH", 0, 1) + b"\x00",
+              NOT_READY_SANITIZE, din=BS)                        # READ(10)
+    lun.check(b"\x2a\x00" + struct.pack(">IxH", 0, 1) + b"\x00",
+              NOT_READY_SANITIZE, dout=bytes(BS))                # WRITE(10)
+    lun.check(bytes([0x48, 0x82, 0, 0, 0, 0, 0, 0, 0, 0]),
+              NOT_READY_SANITIZE)                                # again
+    lun.good(b"\x12\x00\x00\x00\x60\x00", din=96)               # INQUIRY
+    lun.good(b"\xa0" + bytes(5) + struct.pack(">I", 64) + b"\x00\x00",
+             din=64)                                             # REPORT LUNS
+    sense = lun.good(b"\x03\x00\x00\x00\x12\x00", din=18)       # REQUEST SENSE
+    assert kcq(sense) == NOT_READY_SANITIZE, sense.hex()
+    took = until_ready(lun, 60)
+    assert 0.3 < took, took
+    assert lun.read(0, 64) == bytes(64 * BS) and lun.pages() == 0
+    sense = lun.good(b"\x03\x00\x00\x00\x12\x00", din=18)
+    assert kcq(sense) == (0, 0, 0), sense.hex()
+    # without IMMED: GOOD once the operation has ended
+    start = time.monotonic()
+    lun.good(bytes([0x48, 0x03, 0, 0, 0, 0, 0, 0, 0, 0]))  # CRYPTO ERASE
+    assert time.monotonic() - start >= 2.9
+    lun.good(b"\x00" * 6)
+    sanitize_ms(lun, 0)
+    lun.good(bytes([0x48, 0x02, 0, 0, 0, 0, 0, 0, 0, 0]))
+    lun.good(b"\x00" * 6)
+
+
+def test_sanitize_survives_a_reset_that_aborts_it(thin):
+    """A LUN RESET (sg_reset -d) while a SANITIZE without IMMED waits for
+    its operation's end: the command comes back at once, aborted, and the
+    operation goes on: TEST UNIT READY says SANITIZE IN PROGRESS after the
+    reset's unit attention, until its time is up."""
+    lun = thin.make(8 * MiB, 2)
+    sanitize_ms(lun, 30000)
+    done = {}
+
+    def sanitize():
+        fd = os.open(lun.sg, os.O_RDWR)
+        try:
+            st, sense, _, _ = sgio(fd, bytes([0x48, 0x02] + [0] * 8),
+                                   timeout_ms=120000)
+            done["result"] = (st, kcq(sense), time.monotonic())
+        finally:
+            os.close(fd)
+
+    th = threading.Thread(target=sanitize)
+    th.start()
+    deadline = time.monotonic() + 20
+    while True:
+        st, sense, _ = lun.cmd(b"\x00" * 6)
+        if st == CHECK and kcq(sense) == NOT_READY_SANITIZE:
+            break
+        assert time.monotonic() < deadline, (st, sense.hex())
+        time.sleep(0.1)
+    assert "result" not in done
+    reset = time.monotonic()
+    run(["sg_reset", "-d", lun.sg])
+    th.join(20)
+    assert not th.is_alive(), "the SANITIZE was not aborted by the reset"
+    st, k, when = done["result"]
+    assert when - reset < 15, when - reset
+    assert st != GOOD, (st, k)
+    # the reset's 29/xx first, then the operation, still going
+    seen = []
+    for _ in range(3):
+        st, sense, _ = lun.cmd(b"\x00" * 6)
+        seen.append(kcq(sense))
+        if kcq(sense) == NOT_READY_SANITIZE:
+            break
+    assert seen[-1] == NOT_READY_SANITIZE, seen
+    sanitize_ms(lun, 0)     # the one in progress keeps its end
+    lun.check(b"\x00" * 6, NOT_READY_SANITIZE)

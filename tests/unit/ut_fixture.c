@@ -365,6 +365,8 @@ static const struct {
 	{ TCMX_SENSE_ALUA_OFFLINE,	  0x02, 0x04, 0x12 },
 	{ TCMX_SENSE_UA_ALUA_CHANGED,	  0x06, 0x2a, 0x06 },
 	{ TCMX_SENSE_PROTOCOL_CRC,	  0x0b, 0x47, 0x05 },
+	{ TCMX_SENSE_SANITIZE_IN_PROGRESS, 0x02, 0x04, 0x1b },
+	{ TCMX_SENSE_COMMAND_ABORTED,	  0x0b, 0x00, 0x00 },
 };
 
 int ut_sense_kcq(const u8 *s, u8 *key, u8 *asc, u8 *ascq)

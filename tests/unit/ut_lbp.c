@@ -377,6 +377,34 @@ static void lbp_format_sanitize(void)
 	CHECK(unmap_calls == 6);
 }
 
+/*
+ * While a SANITIZE is in progress (TCMX_GATE_SANITIZE, sanitize.c): NOT
+ * READY, SANITIZE IN PROGRESS for all but INQUIRY, REPORT LUNS and
+ * REQUEST SENSE, which reports it; an unknown opcode stays one.
+ */
+static void lbp_sanitize_in_progress(void)
+{
+	set_bit(TCMX_GATE_SANITIZE, &ut_dev.gate);
+	EXPECT(RUN(C(0x00), 0, NONE, 0), TCMX_SENSE_SANITIZE_IN_PROGRESS);
+	EXPECT(RUN(C(0x28, 0, 0, 0, 0, 0, 0, 0, 1), BS, IN, 0),
+	       TCMX_SENSE_SANITIZE_IN_PROGRESS);
+	EXPECT(RUN(C(0x48, 0x82), 0, NONE, 0), TCMX_SENSE_SANITIZE_IN_PROGRESS);
+	EXPECT(RUN(C(0x04), 0, NONE, 0), TCMX_SENSE_SANITIZE_IN_PROGRESS);
+	EXPECT(RUN(C(0x12, 0, 0, 0, 36), 36, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x00);
+	EXPECT(RUN(C(0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16), 16, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x00, 0x00, 0x00);
+	EXPECT(RUN(C(0x03, 0, 0, 0, 18), 18, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x70, 0x00, 0x02);
+	CHECK_BYTES(12, 0x04, 0x1b);
+	EXPECT(RUN(C(0xd9), 0, NONE, 0), TCMX_SENSE_INVALID_OPCODE);
+	clear_bit(TCMX_GATE_SANITIZE, &ut_dev.gate);
+	EXPECT(RUN(C(0x00), 0, NONE, 0), UT_GOOD);
+	CHECK_NO_DATA();
+	EXPECT(RUN(C(0x03, 0, 0, 0, 18), 18, IN, 0), UT_GOOD);
+	CHECK_BYTES(0, 0x70, 0x00, 0x00);
+}
+
 void ut_test_lbp(void)
 {
 	setup();
@@ -390,6 +418,7 @@ void ut_test_lbp(void)
 	lbp_lba_status_cmd();
 	setup();
 	lbp_format_sanitize();
+	lbp_sanitize_in_progress();
 	ut_ops.read_blocks = NULL;
 	ut_ops.write_blocks = NULL;
 	ut_ops.unmap = NULL;

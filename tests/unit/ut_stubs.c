@@ -28,6 +28,22 @@ enum tcmx_status tcmx_defer(struct tcmx_cmd *cmd, tcmx_execute_fn fn)
 	return fn(cmd);
 }
 
+/* sanitize.c: no operation time in the unit test (inject/sanitize_ms 0) */
+enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd)
+{
+	return TCMX_GOOD;
+}
+
+enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
+				    enum tcmx_status status)
+{
+	return status;
+}
+
+void tcmx_parked_abort_itl(struct tcmx_itl *itl)
+{
+}
+
 /* core.c's dbroot: pr.c keeps APTPL state under <dbroot>/pr */
 char tcmx_dbroot[4096] = "/tmp";
 struct workqueue_struct *tcmx_wq;

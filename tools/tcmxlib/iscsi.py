@@ -201,6 +201,14 @@ def acl(tpg_path, initiator, maps=(), write_protect=()):
     return path
 
 
+def no_nopin(tpg_path):
+    """No NOP-In on the new sessions of the TPG's ACLs (nopin_timeout 0):
+    for an initiator that stops reading its socket for a while, as
+    libiscsi's test tool does while it sleeps."""
+    for a in os.listdir(tpg_path + "/acls"):
+        wr("%s/acls/%s/attrib/nopin_timeout" % (tpg_path, a), "0")
+
+
 def set_auth(path, userid=None, password=None, userid_mutual=None,
              password_mutual=None):
     """CHAP names and secrets of an auth/ group (a TPG's, an ACL's) or of
@@ -575,15 +583,17 @@ def url(iqn, lun=0, addr=ADDR1, port=PORT):
 
 
 def run_test_cu(urls, sel, ini1=LIBISCSI_INI1, ini2=LIBISCSI_INI2,
-                timeout=600):
+                timeout=600, extra=()):
     """libiscsi's iscsi-test-cu --dataloss on test selector sel (e.g.
     "ALL.iSCSITMF") over iSCSI URLs (a second one, the same LU through
-    another portal, for MultipathIO), logging in as ini1 and ini2: (
+    another portal, for MultipathIO), logging in as ini1 and ini2, with
+    the options of extra (e.g. --allow-sanitize): (
     {test: (result, message)}, the whole output). result: passed,
     failed, skipped ([SKIPPED] in a pass) or incomplete (it died)."""
     from .libiscsi import libiscsi_parse
     cmd = ["timeout", "-k", "10", str(timeout), "iscsi-test-cu",
-           "--dataloss", "-i", ini1, "-I", ini2, "-t", sel] + list(urls)
+           "--dataloss"] + list(extra) + ["-i", ini1, "-I", ini2, "-t",
+                                          sel] + list(urls)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        stdin=subprocess.DEVNULL)
     text = p.stdout.decode(errors="replace")
