@@ -31,6 +31,7 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include "tcmx_core.h"
+#include "sanitize.h"
 
 /* inside tcmx_cfs_mutex: what PR reads of the ACLs (tcmx_core.h) */
 DEFINE_MUTEX(tcmx_acl_mutex);

@@ -27,6 +27,7 @@
 #include "cfs_attr.h"
 #include "tcmx_core.h"
 #include "device.h"
+#include "sanitize.h"
 
 #define TCMX_PLUGIN_NAME_MAX	32
 

@@ -24,6 +24,7 @@
 #include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "tcmx_core.h"
+#include "sanitize.h"
 
 #define LBP_UNMAP_HDR		8	/* UNMAP parameter list header */
 #define LBP_UNMAP_DESC		16	/* one UNMAP block descriptor */

@@ -30,6 +30,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include "tcmx_core.h"
+#include "sanitize.h"
 
 static struct tcmx_lun *to_lun(struct config_item *item)
 {

@@ -40,6 +40,7 @@
 #include "compat.h"
 #include <scsi/scsi_proto.h>
 #include "pr.h"
+#include "sanitize.h"
 
 #define PRO_PARAM_LEN		24	/* the basic parameter list */
 #define PRO_SPEC_I_PT		BIT(3)	/* byte 20 */

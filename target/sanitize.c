@@ -12,7 +12,8 @@
  * PROGRESS to every command but INQUIRY, REPORT LUNS and REQUEST SENSE
  * (TCMX_CMD_SANITIZE_OK), which reports it.  Neither task management nor
  * an I_T nexus loss stops the operation; it ends with its time, or with
- * the device.
+ * the device.  A logical unit reset aborts the held commands of every
+ * I_T nexus (SAM-5 5.6), the others' with TASK ABORTED while TAS is 1.
  *
  * SANITIZE with IMMED answers once the operation has started; without it,
  * the command is held until the operation ends: it is "parked" here, on a
@@ -33,18 +34,25 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include "itl.h"
+#include "sanitize.h"
 
 /* the longest operation inject/sanitize_ms programs: one hour */
 #define SANITIZE_MS_MAX		(3600U * 1000U)
 #define SANITIZE_IMMED		0x80	/* CDB byte 1 */
+
+/* how a held command comes back */
+enum parked_end {
+	PARKED_ENDED = 1,	/* its operation ended: GOOD */
+	PARKED_ABORTED,		/* ABORTED COMMAND (its own nexus discards it) */
+	PARKED_TASK_ABORTED,	/* another nexus's reset, TAS=1: TASK ABORTED */
+};
 
 /* a SANITIZE held until its operation ends, on the waiter's stack */
 struct tcmx_parked {
 	struct list_head	node;
 	struct tcmx_cmd		*cmd;
 	struct tcmx_core_dev	*cd;
-	bool			done;
-	bool			aborted;
+	enum parked_end		end;	/* 0 while held */
 };
 
 static DEFINE_SPINLOCK(parked_lock);
@@ -52,12 +60,11 @@ static LIST_HEAD(parked_cmds);
 static DECLARE_WAIT_QUEUE_HEAD(parked_wq);
 
 /* parked_lock held: @p comes back, aborted or with its operation's end */
-static void parked_release(struct tcmx_parked *p, bool aborted)
+static void parked_release(struct tcmx_parked *p, enum parked_end end)
 {
 	list_del_init(&p->node);
 	p->cd->parked = NULL;
-	p->aborted = aborted;
-	WRITE_ONCE(p->done, true);	/* the waiter may return from here on */
+	WRITE_ONCE(p->end, end);	/* the waiter may return from here on */
 }
 
 /* the operation's time is up: commands run again */
@@ -70,7 +77,7 @@ static void sanitize_end_work(struct work_struct *work)
 	spin_lock(&parked_lock);
 	clear_bit(TCMX_GATE_SANITIZE, &cd->dev.gate);
 	if (cd->parked)
-		parked_release(cd->parked, false);
+		parked_release(cd->parked, PARKED_ENDED);
 	spin_unlock(&parked_lock);
 	wake_up_all(&parked_wq);
 }
@@ -127,15 +134,26 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 	spin_unlock(&parked_lock);
 
 	/* no hung-task report for an hour-long SANITIZE: TASK_IDLE */
-	wait_event_idle(parked_wq, READ_ONCE(p.done));
-	if (p.aborted)
+	wait_event_idle(parked_wq, READ_ONCE(p.end));
+	switch (p.end) {
+	case PARKED_ENDED:
+		return TCMX_GOOD;
+	case PARKED_TASK_ABORTED:
+		return TCMX_TASK_ABORTED;
+	default:
 		return tcmx_sense(cmd, TCMX_SENSE_COMMAND_ABORTED);
-	return TCMX_GOOD;
+	}
 }
 
-enum parked_key { PARKED_CMD, PARKED_NEXUS, PARKED_LUN, PARKED_ITL };
+enum parked_key { PARKED_CMD, PARKED_NEXUS, PARKED_LUN, PARKED_ITL,
+		  PARKED_DEV };
 
-/* abort the parked commands whose command, nexus, LUN or I_T_L is @key */
+/*
+ * Abort the parked commands whose command, nexus, LUN, I_T_L nexus or
+ * device is @key.  A device's: a reset of the logical unit through another
+ * I_T nexus (the resetting one's own came back first), which SAM-5 5.6
+ * answers with TASK ABORTED while the control page's TAS is 1.
+ */
 static unsigned int parked_abort(enum parked_key kind, const void *key)
 {
 	struct tcmx_parked *p, *next;
@@ -146,11 +164,14 @@ static unsigned int parked_abort(enum parked_key kind, const void *key)
 		const void *k = kind == PARKED_CMD ? (void *)p->cmd :
 				kind == PARKED_NEXUS ? (void *)p->cmd->nexus :
 				kind == PARKED_LUN ? (void *)p->cmd->lun :
-				(void *)p->cmd->itl;
+				kind == PARKED_ITL ? (void *)p->cmd->itl :
+				(void *)p->cd;
 
 		if (k != key)
 			continue;
-		parked_release(p, true);
+		parked_release(p, kind == PARKED_DEV &&
+				  READ_ONCE(p->cd->dev.attrib.emulate_tas) ?
+				  PARKED_TASK_ABORTED : PARKED_ABORTED);
 		n++;
 	}
 	spin_unlock(&parked_lock);
@@ -185,6 +206,11 @@ void tcmx_parked_abort_lun(struct tcmx_lun *lun)
 void tcmx_parked_abort_itl(struct tcmx_itl *itl)
 {
 	parked_abort(PARKED_ITL, itl);
+}
+
+void tcmx_parked_abort_dev(struct tcmx_dev *dev)
+{
+	parked_abort(PARKED_DEV, tcmx_core(dev));
 }
 
 /* ---- inject/ ------------------------------------------------------------ */

@@ -52,6 +52,7 @@ enum tcmx_status {
 	TCMX_BUSY,		/* SAM BUSY, no sense data */
 	TCMX_DEFERRED,		/* tcmx_complete_cmd() comes later */
 	TCMX_CONFLICT,		/* SAM RESERVATION CONFLICT, no sense data */
+	TCMX_TASK_ABORTED,	/* SAM TASK ABORTED: another nexus's reset */
 };
 
 /* Sense codes, one row each of key/ASC/ASCQ in reply.c. */

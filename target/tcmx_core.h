@@ -718,22 +718,6 @@ void tcmx_pr_emulate_changed(struct tcmx_dev *dev);
 void tcmx_pr_lun_reset(struct tcmx_dev *dev);
 /* tmr.c: a new device's list of I_T_L nexuses */
 void tcmx_ua_dev_init(struct tcmx_dev *dev);
-/*
- * sanitize.c, for SANITIZE's workers (lbp.c): begin the operation before
- * the medium is touched (02/04/1B if one is in progress), then, with the
- * work's @status, hold the command until the operation ends unless IMMED
- * is set or it is aborted.  For the teardown paths: abort the held
- * commands of a nexus, a LUN or an I_T_L nexus (process context).
- */
-struct tcmx_parked;
-enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd);
-enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
-				    enum tcmx_status status);
-void tcmx_parked_abort_nexus(struct tcmx_nexus *n);
-void tcmx_parked_abort_lun(struct tcmx_lun *lun);
-void tcmx_parked_abort_itl(struct tcmx_itl *itl);
-void tcmx_sanitize_dev_init(struct tcmx_dev *dev);
-void tcmx_sanitize_dev_exit(struct tcmx_dev *dev);
 /* pr_cfs.c: <dev>/pr/ */
 extern const struct config_item_type tcmx_pr_cfs_type;
 

@@ -2,8 +2,10 @@
 /*
  * What a fabric's resets do to the logical units behind a TPG or an I_T
  * nexus (SAM-5 5.14, 7.x): a LOGICAL UNIT RESET ends the unit's SPC-2
- * reservation (pr.c) and leaves 29/03 on every I_T nexus of the unit;
- * target, bus and host resets leave 29/00 on every I_T nexus of each LUN
+ * reservation (pr.c), aborts the commands the core holds for any I_T nexus
+ * of the unit (sanitize.c; the fabric has aborted its own nexus's first)
+ * and leaves 29/03 on every I_T nexus of the unit; target, bus and host
+ * resets abort the same and leave 29/00 on every I_T nexus of each LUN
  * they reset (ua.c's queues, one per I_T_L nexus).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -12,6 +14,7 @@
 #include <linux/rcupdate.h>
 #include <linux/xarray.h>
 #include "tcmx_core.h"
+#include "sanitize.h"
 
 void tcmx_ua_dev_init(struct tcmx_dev *dev)
 {
@@ -27,6 +30,7 @@ void tcmx_ua_dev_init(struct tcmx_dev *dev)
 static void tcmx_ua_lun_reset(struct tcmx_lun *lun, struct tcmx_dev *dev)
 {
 	tcmx_pr_lun_reset(dev);
+	tcmx_parked_abort_dev(dev);
 	tcmx_ua_dev(dev, NULL, TCMX_SENSE_UA_DEVICE_RESET);
 }
 
@@ -50,10 +54,12 @@ void tcmx_ua_reset(struct tcmx_tpg *tpg, u64 lun_id)
 
 		if (!dev)
 			continue;
-		if (lun_id == TCMX_ALL_LUNS)
+		if (lun_id == TCMX_ALL_LUNS) {
+			tcmx_parked_abort_dev(dev);
 			tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
-		else if (index == lun_id)
+		} else if (index == lun_id) {
 			tcmx_ua_lun_reset(lun, dev);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -77,10 +83,12 @@ void tcmx_nexus_reset(struct tcmx_nexus *n, u64 lun_id)
 		dev = READ_ONCE(lun->dev);
 		if (!dev || (lun_id != TCMX_ALL_LUNS && id != lun_id))
 			continue;
-		if (lun_id == TCMX_ALL_LUNS)
+		if (lun_id == TCMX_ALL_LUNS) {
+			tcmx_parked_abort_dev(dev);
 			tcmx_ua_add(lun, dev, TCMX_SENSE_UA_POWER_ON);
-		else
+		} else {
 			tcmx_ua_lun_reset(lun, dev);
+		}
 	}
 	rcu_read_unlock();
 }

@@ -58,8 +58,9 @@ static void tcmx_account_mapped(struct tcmx_cmd *cmd)
 }
 
 /*
- * BUSY, RESERVATION CONFLICT, or a backend that completes a command as still deferred.  Neither
- * reports data moved: the whole buffer is the residual.
+ * BUSY, RESERVATION CONFLICT, TASK ABORTED, or a backend that completes a
+ * command as still deferred.  None reports data moved: the whole buffer is
+ * the residual.
  */
 static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
 {
@@ -70,6 +71,10 @@ static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
 	}
 	if (status == TCMX_CONFLICT) {
 		cmd->status = SAM_STAT_RESERVATION_CONFLICT;
+		return;
+	}
+	if (status == TCMX_TASK_ABORTED) {
+		cmd->status = SAM_STAT_TASK_ABORTED;
 		return;
 	}
 	WARN_ON_ONCE(1);

@@ -22,7 +22,11 @@ from tcmxlib import (MiB, PAGE, disk, kcq, link_lun, mem_free_to_use,
                      mk_rd, mk_target, rd, run, sgdev, sgio, tool, wr)
 from tcmxlib import (CHECK, GOOD, ILLEGAL_OPCODE, INVALID_FIELD,
                      INVALID_PARAM, LBA_RANGE, PARAM_LEN, good)
-from tcmxlib.sense import NOT_READY_SANITIZE
+import tcmxlib
+from tcmxlib.sense import COMMAND_ABORTED, NOT_READY_SANITIZE
+
+TASK_ABORTED = 0x40
+DEVICE_RESET = (0x6, 0x29, 0x03)
 
 pytestmark = pytest.mark.tcmx_only
 
@@ -575,17 +579,15 @@ def test_sanitize_in_progress(thin):
     lun.good(b"\x00" * 6)
 
 
-def test_sanitize_survives_a_reset_that_aborts_it(thin):
-    """A LUN RESET (sg_reset -d) while a SANITIZE without IMMED waits for
-    its operation's end: the command comes back at once, aborted, and the
-    operation goes on: TEST UNIT READY says SANITIZE IN PROGRESS after the
-    reset's unit attention, until its time is up."""
-    lun = thin.make(8 * MiB, 2)
-    sanitize_ms(lun, 30000)
+def held_sanitize(sg, tur):
+    """A SANITIZE BLOCK ERASE without IMMED from sg, in a thread, once
+    tur() (a TEST UNIT READY elsewhere: status, sense) says SANITIZE IN
+    PROGRESS: (thread, done); done["result"] = (status, (key, asc, ascq),
+    time) once it is back."""
     done = {}
 
     def sanitize():
-        fd = os.open(lun.sg, os.O_RDWR)
+        fd = os.open(sg, os.O_RDWR)
         try:
             st, sense, _, _ = sgio(fd, bytes([0x48, 0x02] + [0] * 8),
                                    timeout_ms=120000)
@@ -597,12 +599,23 @@ def test_sanitize_survives_a_reset_that_aborts_it(thin):
     th.start()
     deadline = time.monotonic() + 20
     while True:
-        st, sense, _ = lun.cmd(b"\x00" * 6)
+        st, sense = tur()
         if st == CHECK and kcq(sense) == NOT_READY_SANITIZE:
             break
         assert time.monotonic() < deadline, (st, sense.hex())
         time.sleep(0.1)
     assert "result" not in done
+    return th, done
+
+
+def test_sanitize_survives_a_reset_that_aborts_it(thin):
+    """A LUN RESET (sg_reset -d) while a SANITIZE without IMMED waits for
+    its operation's end: the command comes back at once, aborted, and the
+    operation goes on: TEST UNIT READY says SANITIZE IN PROGRESS after the
+    reset's unit attention, until its time is up."""
+    lun = thin.make(8 * MiB, 2)
+    sanitize_ms(lun, 30000)
+    th, done = held_sanitize(lun.sg, lambda: lun.cmd(b"\x00" * 6)[:2])
     reset = time.monotonic()
     run(["sg_reset", "-d", lun.sg])
     th.join(20)
@@ -620,3 +633,47 @@ def test_sanitize_survives_a_reset_that_aborts_it(thin):
     assert seen[-1] == NOT_READY_SANITIZE, seen
     sanitize_ms(lun, 0)     # the one in progress keeps its end
     lun.check(b"\x00" * 6, NOT_READY_SANITIZE)
+
+
+@pytest.mark.parametrize("tas", (1, 0))
+def test_lun_reset_aborts_the_other_nexus_sanitize(stack, tas):
+    """SAM-5 5.6: a LOGICAL UNIT RESET aborts the tasks of every I_T
+    nexus of the unit. Nexus B's SANITIZE waits for its 30 s operation;
+    nexus A resets the LUN (sg_reset -d): B's command comes back at once,
+    with TASK ABORTED while the control page's TAS (emulate_tas) is 1,
+    else ABORTED COMMAND; the operation goes on, and both nexuses get
+    the reset's unit attention first."""
+    with tcmxlib.sd_off():
+        so = mk_rd("lr%d" % tas, 8 * MiB)
+        wr(so + "/attrib/emulate_tas", str(tas))    # fixed once linked
+        wr(so + "/inject/sanitize_ms", "30000")
+        ta, tb = mk_target(), mk_target()
+        link_lun(ta, 0, so)
+        link_lun(tb, 0, so)
+        two = {"a": sgdev(ta, 0), "b": sgdev(tb, 0)}
+        tcmxlib.ua_clear(two["a"])
+        tcmxlib.ua_clear(two["b"])
+        fa = os.open(two["a"], os.O_RDWR)
+        th, done = held_sanitize(two["b"],
+                                 lambda: sgio(fa, b"\x00" * 6)[:2])
+        try:
+            reset = time.monotonic()
+            run(["sg_reset", "-d", two["a"]])
+            th.join(20)
+            assert not th.is_alive(), "B's SANITIZE outlived A's LUN RESET"
+            st, k, when = done["result"]
+            assert when - reset < 15, when - reset
+            if tas:
+                assert st == TASK_ABORTED, (st, k)
+            else:
+                assert (st, k) == (CHECK, COMMAND_ABORTED), (st, k)
+            fb = os.open(two["b"], os.O_RDWR)
+            for fd in (fa, fb):
+                st, sense, _, _ = sgio(fd, b"\x00" * 6)
+                assert kcq(sense) == DEVICE_RESET, sense.hex()
+                st, sense, _, _ = sgio(fd, b"\x00" * 6)
+                assert kcq(sense) == NOT_READY_SANITIZE, sense.hex()
+            os.close(fb)
+        finally:
+            th.join(60)
+            os.close(fa)

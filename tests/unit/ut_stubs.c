@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <unistd.h>
 #include "ut.h"
+#include "sanitize.h"
 
 int ut_defers;
 int ut_itl_lock_held, ut_itl_lock_compares;
@@ -41,6 +42,10 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 }
 
 void tcmx_parked_abort_itl(struct tcmx_itl *itl)
+{
+}
+
+void tcmx_parked_abort_dev(struct tcmx_dev *dev)
 {
 }
 
