@@ -185,7 +185,7 @@ static unsigned int parked_abort(enum parked_key kind, const void *key)
  * is aborted.  A command the core holds (a SANITIZE waiting for its
  * operation's end) comes back at once through ->queue_status(); any other
  * finishes as it would have.  @cmd is only compared, never read: it may
- * have come back meanwhile.  Process or softirq context.
+ * have come back meanwhile.  Process context.
  */
 void tcmx_abort_cmd(struct tcmx_cmd *cmd)
 {

@@ -5,7 +5,8 @@
  * work's @status, hold the command until the operation ends unless IMMED
  * is set or it is aborted.  For the teardown paths: abort the held
  * commands of a nexus, a LUN or an I_T_L nexus (process context); for a
- * logical unit reset (tmr.c), every held command of @dev (any context).
+ * logical unit reset (tmr.c), every held command of @dev (process
+ * context, in an RCU read-side section or not).
  */
 #ifndef TCMX_SANITIZE_H
 #define TCMX_SANITIZE_H

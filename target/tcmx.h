@@ -621,7 +621,7 @@ bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
  * sanitize.c, for a fabric's task management: @cmd, submitted and not yet
  * handed back, is aborted.  A command the core holds for a time (a
  * SANITIZE waiting for its operation's end) comes back at once through
- * ->queue_status(); others finish as they would.  Any context but hard IRQ.
+ * ->queue_status(); others finish as they would.  Process context.
  */
 void tcmx_abort_cmd(struct tcmx_cmd *cmd);
 bool tcmx_nexus_unmapping(struct tcmx_nexus *n, u64 id);
