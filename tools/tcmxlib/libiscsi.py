@@ -71,9 +71,10 @@ def libiscsi_parse(text):
             continue
         s = line.rstrip()
         after = re.match(r"(passed|FAILED)\s+(\S.*)$", s)
-        if after and not cur[2]:
-            # the status word came first, then what the suite's cleanup
-            # printed (a failed PRIN after a reset, ...)
+        if after:
+            # the status word came first on its line (after what the test
+            # printed, if anything), then what the suite's cleanup printed
+            # (a failed PRIN after a reset, ...)
             cur[1] = "passed" if after.group(1) == "passed" else "failed"
             cur[2].append(after.group(2))
             continue
