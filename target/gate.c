@@ -7,9 +7,9 @@
  * for all of them.  A bit is set before the state it announces is visible
  * to the checks below, and cleared only once that state is gone.  What
  * each check lets through is in the command's row (TCMX_CMD_UA_OK,
- * TCMX_CMD_SANITIZE_OK, TCMX_CMD_IN_*, TCMX_CMD_PR_OK, TCMX_CMD_SPC2_OK).  The gate answers with
- * a status and defers nothing: TCMX_GATE_EXCL is for tcmx_submit_cmd()
- * once the WRITE is decoded (excl.c).
+ * TCMX_CMD_SANITIZE_OK, TCMX_CMD_IN_*, TCMX_CMD_PR_OK, TCMX_CMD_SPC2_OK).
+ * The gate answers with a status and defers nothing: TCMX_GATE_EXCL is for
+ * tcmx_submit_cmd() once the WRITE is decoded (excl.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -22,8 +22,8 @@
  * aborted SANITIZE comes back at once, with ABORTED COMMAND, and nothing
  * waits for the operation's end.  The list and every parked command's
  * state are under one spinlock: a device has at most one parked command
- * (the operation refuses a second SANITIZE), and none of it is on a fast
- * path.
+ * (the operation refuses a second SANITIZE), so a search of the list is
+ * short, and none of it is on a fast path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,7 +48,7 @@ enum parked_end {
 };
 
 /* a SANITIZE held until its operation ends, on the waiter's stack */
-struct tcmx_parked {
+struct parked_cmd {
 	struct list_head	node;
 	struct tcmx_cmd		*cmd;
 	struct tcmx_core_dev	*cd;
@@ -59,27 +59,52 @@ static DEFINE_SPINLOCK(parked_lock);
 static LIST_HEAD(parked_cmds);
 static DECLARE_WAIT_QUEUE_HEAD(parked_wq);
 
-/* parked_lock held: @p comes back, aborted or with its operation's end */
-static void parked_release(struct tcmx_parked *p, enum parked_end end)
+enum parked_key { PARKED_CMD, PARKED_NEXUS, PARKED_LUN, PARKED_ITL,
+		  PARKED_DEV };
+
+/*
+ * Hand back, as @end says, the parked commands whose command, nexus, LUN,
+ * I_T_L nexus or device is @key.
+ */
+static void parked_release(enum parked_key kind, const void *key,
+			   enum parked_end end)
 {
-	list_del_init(&p->node);
-	p->cd->parked = NULL;
-	WRITE_ONCE(p->end, end);	/* the waiter may return from here on */
+	struct parked_cmd *p, *next;
+	bool any = false;
+
+	spin_lock(&parked_lock);
+	list_for_each_entry_safe(p, next, &parked_cmds, node) {
+		const void *k = kind == PARKED_CMD ? (void *)p->cmd :
+				kind == PARKED_NEXUS ? (void *)p->cmd->nexus :
+				kind == PARKED_LUN ? (void *)p->cmd->lun :
+				kind == PARKED_ITL ? (void *)p->cmd->itl :
+				(void *)p->cd;
+
+		if (k != key)
+			continue;
+		list_del_init(&p->node);
+		/* the waiter may return from here on */
+		WRITE_ONCE(p->end, end);
+		any = true;
+	}
+	spin_unlock(&parked_lock);
+	if (any)
+		wake_up_all(&parked_wq);
 }
 
-/* the operation's time is up: commands run again */
+/*
+ * The operation's time is up: commands run again.  A SANITIZE that tests
+ * the bit under parked_lock after it is cleared does not park; one that
+ * parked before is on the list when the release below searches it.
+ */
 static void sanitize_end_work(struct work_struct *work)
 {
 	struct tcmx_core_dev *cd = container_of(to_delayed_work(work),
 						struct tcmx_core_dev,
 						sanitize_end);
 
-	spin_lock(&parked_lock);
 	clear_bit(TCMX_GATE_SANITIZE, &cd->dev.gate);
-	if (cd->parked)
-		parked_release(cd->parked, PARKED_ENDED);
-	spin_unlock(&parked_lock);
-	wake_up_all(&parked_wq);
+	parked_release(PARKED_DEV, cd, PARKED_ENDED);
 }
 
 enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd)
@@ -116,7 +141,7 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 				    enum tcmx_status status)
 {
 	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
-	struct tcmx_parked p = { .cmd = cmd, .cd = cd };
+	struct parked_cmd p = { .cmd = cmd, .cd = cd };
 
 	if (status != TCMX_GOOD || cmd->cdb[1] & SANITIZE_IMMED)
 		return status;
@@ -125,12 +150,11 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 		spin_unlock(&parked_lock);
 		return TCMX_GOOD;	/* no time programmed, or it is up */
 	}
-	if (WARN_ON_ONCE(cd->parked) || parked_would_block(cmd)) {
+	if (parked_would_block(cmd)) {
 		spin_unlock(&parked_lock);
 		return tcmx_sense(cmd, TCMX_SENSE_COMMAND_ABORTED);
 	}
 	list_add_tail(&p.node, &parked_cmds);
-	cd->parked = &p;
 	spin_unlock(&parked_lock);
 
 	/* no hung-task report for an hour-long SANITIZE: TASK_IDLE */
@@ -145,39 +169,10 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 	}
 }
 
-enum parked_key { PARKED_CMD, PARKED_NEXUS, PARKED_LUN, PARKED_ITL,
-		  PARKED_DEV };
-
-/*
- * Abort the parked commands whose command, nexus, LUN, I_T_L nexus or
- * device is @key.  A device's: a reset of the logical unit through another
- * I_T nexus (the resetting one's own came back first), which SAM-5 5.6
- * answers with TASK ABORTED while the control page's TAS is 1.
- */
-static unsigned int parked_abort(enum parked_key kind, const void *key)
+/* aborted: ABORTED COMMAND, which the aborting nexus discards */
+static void parked_abort(enum parked_key kind, const void *key)
 {
-	struct tcmx_parked *p, *next;
-	unsigned int n = 0;
-
-	spin_lock(&parked_lock);
-	list_for_each_entry_safe(p, next, &parked_cmds, node) {
-		const void *k = kind == PARKED_CMD ? (void *)p->cmd :
-				kind == PARKED_NEXUS ? (void *)p->cmd->nexus :
-				kind == PARKED_LUN ? (void *)p->cmd->lun :
-				kind == PARKED_ITL ? (void *)p->cmd->itl :
-				(void *)p->cd;
-
-		if (k != key)
-			continue;
-		parked_release(p, kind == PARKED_DEV &&
-				  READ_ONCE(p->cd->dev.attrib.emulate_tas) ?
-				  PARKED_TASK_ABORTED : PARKED_ABORTED);
-		n++;
-	}
-	spin_unlock(&parked_lock);
-	if (n)
-		wake_up_all(&parked_wq);
-	return n;
+	parked_release(kind, key, PARKED_ABORTED);
 }
 
 /*
@@ -208,9 +203,16 @@ void tcmx_parked_abort_itl(struct tcmx_itl *itl)
 	parked_abort(PARKED_ITL, itl);
 }
 
+/*
+ * A reset of the logical unit, through another I_T nexus than the held
+ * commands' (the resetting one's own came back first): SAM-5 5.6 answers
+ * them with TASK ABORTED while the control page's TAS is 1.
+ */
 void tcmx_parked_abort_dev(struct tcmx_dev *dev)
 {
-	parked_abort(PARKED_DEV, tcmx_core(dev));
+	parked_release(PARKED_DEV, tcmx_core(dev),
+		       READ_ONCE(dev->attrib.emulate_tas) ?
+		       PARKED_TASK_ABORTED : PARKED_ABORTED);
 }
 
 /* ---- inject/ ------------------------------------------------------------ */

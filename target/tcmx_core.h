@@ -268,12 +268,11 @@ struct tcmx_core_dev {
 	/*
 	 * sanitize.c: inject/sanitize_ms, how long a SANITIZE's operation
 	 * lasts (0: as long as its work); sanitize_end ends one in progress
-	 * (TCMX_GATE_SANITIZE); parked, the SANITIZE waiting for that end.
+	 * (TCMX_GATE_SANITIZE) and hands back the SANITIZE waiting for it.
 	 */
 	struct config_group		inject_group;
 	u32				sanitize_ms;
 	struct delayed_work		sanitize_end;
-	struct tcmx_parked		*parked;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)
