@@ -223,7 +223,7 @@ static int loop_slave_alloc(struct scsi_device *sdev)
  * an RCU grace period, which covers the scsi_done() or scsi_done_direct()
  * call that follows the release (both run inside the RCU read-side
  * section).  A command that times out is aborted that way: the abort waits
- * for the core to finish it (a backend holding it, as tcmx_rd's hold_every
+ * for the core to finish it (a backend holding it, or inject/fault stuck
  * does), up to LOOP_ABORT_MS; the midlayer, which owns a timed-out command,
  * drops the late completion and retries the command or escalates to the
  * resets, which wait again (LOOP_DRAIN_MS each).

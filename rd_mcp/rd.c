@@ -31,7 +31,6 @@
 #include <linux/gfp.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
-#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
@@ -62,8 +61,6 @@ MODULE_PARM_DESC(alloc_in_worker,
 
 static unsigned long rd_floor_pages;	/* min_avail_pct of RAM, in pages */
 struct workqueue_struct *rd_wq;
-struct workqueue_struct *rd_hold_wq;	/* hold_every's sleepers */
-static atomic_t rd_hold_seq = ATOMIC_INIT(0);	/* rd_hold() */
 
 /* ---------------------------------------------------------------------- */
 /* Copying between a command's scatterlist and ramdisk memory.             */
@@ -411,47 +408,12 @@ static void rd_rw_work(struct work_struct *work)
 	memalloc_noio_restore(noio);
 }
 
-static void rd_hold_work(struct work_struct *work)
-{
-	struct tcmx_cmd *cmd = container_of(work, struct tcmx_cmd, work);
-	struct rd_dev *rd = cmd->dev->priv;
-	enum tcmx_status status = TCMX_GOOD;
-
-	msleep(READ_ONCE(hold_ms));
-	if (!rd->p.nullio && cmd->data_dir != DMA_FROM_DEVICE) {
-		rd_rw_work(work);	/* the deferred write's own worker */
-		return;
-	}
-	if (!rd->p.nullio) {
-		rcu_read_lock();
-		status = rd_read(rd, cmd);
-		rcu_read_unlock();
-	}
-	tcmx_complete_cmd(cmd, status);
-}
-
-/* hold_every is set: is this the Nth command?  Then the worker has it. */
-static bool rd_hold(struct tcmx_cmd *cmd)
-{
-	unsigned int every = READ_ONCE(hold_every);
-
-	if (!every || atomic_inc_return(&rd_hold_seq) % every)
-		return false;
-	cmd->resume = 0;	/* a write: all of it in the worker */
-	tcmx_cmd_pin(cmd);
-	INIT_WORK(&cmd->work, rd_hold_work);
-	queue_work(rd_hold_wq, &cmd->work);
-	return true;
-}
-
 /* The fast path of a device with memory behind it. */
 enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 {
 	struct rd_dev *rd = cmd->dev->priv;
 	enum tcmx_status status;
 
-	if (static_branch_unlikely(&rd_hold_on) && rd_hold(cmd))
-		return TCMX_DEFERRED;
 	if (cmd->data_dir == DMA_FROM_DEVICE)
 		return rd_read(rd, cmd);
 	status = rd_write(rd, cmd, NULL);
@@ -466,8 +428,6 @@ enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd)
 /* rd_nullio=1: no memory, reads return whatever the buffer held */
 enum tcmx_status rd_execute_null(struct tcmx_cmd *cmd)
 {
-	if (static_branch_unlikely(&rd_hold_on) && rd_hold(cmd))
-		return TCMX_DEFERRED;
 	return TCMX_GOOD;
 }
 
@@ -711,21 +671,9 @@ static int __init rd_init(void)
 	rd_wq = alloc_workqueue("tcmx_rd", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!rd_wq)
 		return -ENOMEM;
-	/*
-	 * Each held command sleeps hold_ms in a worker of its own.  Not
-	 * WQ_MEM_RECLAIM: when new workers come slowly (the PREEMPT_RT
-	 * kernels under TCG), a rescuer would run the queued holds one
-	 * after another, and N held commands would take N * hold_ms.
-	 */
-	rd_hold_wq = alloc_workqueue("tcmx_rd_hold", WQ_UNBOUND, 0);
-	if (!rd_hold_wq) {
-		destroy_workqueue(rd_wq);
-		return -ENOMEM;
-	}
 	ret = tcmx_register_backend(&rd_ops);
 	if (ret) {
 		pr_err("cannot register the rd_mcp backend: %d\n", ret);
-		destroy_workqueue(rd_hold_wq);
 		destroy_workqueue(rd_wq);
 	}
 	return ret;
@@ -734,7 +682,6 @@ static int __init rd_init(void)
 static void __exit rd_exit(void)
 {
 	tcmx_unregister_backend(&rd_ops);
-	destroy_workqueue(rd_hold_wq);
 	destroy_workqueue(rd_wq);
 }
 

@@ -7,7 +7,6 @@
 #ifndef TCMX_RD_H
 #define TCMX_RD_H
 
-#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include "tcmx.h"
 
@@ -47,14 +46,10 @@ struct rd_dev {
 
 /* rd.c */
 extern struct workqueue_struct *rd_wq;
-extern struct workqueue_struct *rd_hold_wq;
 enum tcmx_status rd_execute_data(struct tcmx_cmd *cmd);
 enum tcmx_status rd_execute_null(struct tcmx_cmd *cmd);
 
-/* rd_config.c: the hold_every test knob (rd_hold() in rd.c) */
-DECLARE_STATIC_KEY_FALSE(rd_hold_on);
-extern unsigned int hold_every;
-extern unsigned int hold_ms;
+/* rd_config.c: a test knob */
 extern unsigned int resume_delay_ms;	/* rd_rw_work() */
 
 /* rd_config.c: the backend ops of a device's life cycle */

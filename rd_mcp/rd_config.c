@@ -2,12 +2,11 @@
 /*
  * tcmx_rd, the slow path: a device's life cycle (alloc, enable, free) and
  * its configuration, the "control" tokens rd_pages, rd_nullio, rd_dummy,
- * rd_overcommit and the "info" text; the hold_every, hold_ms and
- * resume_delay_ms knobs.
+ * rd_overcommit and the "info" text; the resume_delay_ms knob.  (The
+ * core's inject/ programs a device's faults and delays.)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -17,65 +16,7 @@
 
 #define RD_INFO_MAX		256	/* show_params() output bound */
 
-/*
- * Fault injection, a test knob in the spirit of null_blk's timeout: with
- * hold_every=N, every Nth READ or WRITE of any device is held in the worker
- * for hold_ms before it runs, as on a backend stuck on a slow medium.  The
- * SCSI midlayer times such a command out and its error handler waits for it
- * (tests/test_task_management.py).  While hold_every is 0 (the default) the
- * fast path sees a patched-out jump, nothing more.  rd_hold() (rd.c) holds
- * the commands.
- */
-#define RD_HOLD_MS_MAX		60000
-DEFINE_STATIC_KEY_FALSE(rd_hold_on);
-unsigned int hold_every;
-unsigned int hold_ms = 5000;
-
-static int rd_set_hold_every(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n;
-
-	if (kstrtouint(val, 10, &n)) {
-		pr_warn("hold_every=%.*s: not a number of commands\n",
-			(int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(hold_every, n);
-	if (n)
-		static_branch_enable(&rd_hold_on);
-	else
-		static_branch_disable(&rd_hold_on);
-	return 0;
-}
-
-static const struct kernel_param_ops rd_hold_every_ops = {
-	.set	= rd_set_hold_every,
-	.get	= param_get_uint,
-};
-module_param_cb(hold_every, &rd_hold_every_ops, &hold_every, 0644);
-MODULE_PARM_DESC(hold_every,
-		 "Test knob: hold every Nth READ/WRITE of every device in a worker for hold_ms before running it (default 0: never)");
-
-static int rd_set_hold_ms(const char *val, const struct kernel_param *kp)
-{
-	unsigned int ms;
-
-	if (kstrtouint(val, 10, &ms) || !ms || ms > RD_HOLD_MS_MAX) {
-		pr_warn("hold_ms=%.*s: must be 1 to %u\n",
-			(int)strcspn(val, "\n"), val, RD_HOLD_MS_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(hold_ms, ms);
-	return 0;
-}
-
-static const struct kernel_param_ops rd_hold_ms_ops = {
-	.set	= rd_set_hold_ms,
-	.get	= param_get_uint,
-};
-module_param_cb(hold_ms, &rd_hold_ms_ops, &hold_ms, 0644);
-MODULE_PARM_DESC(hold_ms,
-		 "Test knob: how long hold_every holds a command, in ms (1-60000, default 5000)");
+#define RD_DELAY_MS_MAX		60000
 
 /*
  * Test knob: resume_delay_ms makes the worker of a deferred write sleep that
@@ -90,9 +31,9 @@ static int rd_set_resume_delay_ms(const char *val,
 {
 	unsigned int ms;
 
-	if (kstrtouint(val, 10, &ms) || ms > RD_HOLD_MS_MAX) {
+	if (kstrtouint(val, 10, &ms) || ms > RD_DELAY_MS_MAX) {
 		pr_warn("resume_delay_ms=%.*s: must be 0 to %u\n",
-			(int)strcspn(val, "\n"), val, RD_HOLD_MS_MAX);
+			(int)strcspn(val, "\n"), val, RD_DELAY_MS_MAX);
 		return -EINVAL;
 	}
 	WRITE_ONCE(resume_delay_ms, ms);
@@ -151,7 +92,6 @@ void rd_free_dev(struct tcmx_dev *dev)
 		return;
 	/* deferred writes have completed; let their workers return */
 	flush_workqueue(rd_wq);
-	flush_workqueue(rd_hold_wq);
 	pr_debug("rd_mcp_%u/%s: freeing %ld pages, %ld leaves; %ld failed allocations\n",
 		 dev->hba->id, tcmx_dev_name(dev),
 		 atomic_long_read(&rd->pages_used),

@@ -116,6 +116,7 @@ static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
 	const struct tcmx_fabric_ops *ops = n->tpg->ops;
 
 	tcmx_map_going(n, id);
+	tcmx_parked_abort_entry(n, id);
 	if (ops->pre_unmap)
 		ops->pre_unmap(n, id);
 	tcmx_map_gone(n, id);
@@ -238,6 +239,8 @@ void tcmx_lun_unmap(struct tcmx_lun *lun)
 			}
 	while ((n = tcmx_lun_next_going(lun->tpg, lun, &id))) {
 		mutex_unlock(&tcmx_cfs_mutex);
+		/* ->pre_unmap() may wait for what the core holds */
+		tcmx_parked_abort_entry(n, id);
 		if (ops->pre_unmap)
 			ops->pre_unmap(n, id);
 		mutex_lock(&tcmx_cfs_mutex);

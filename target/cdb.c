@@ -141,7 +141,8 @@ static noinline enum tcmx_status tcmx_rw_overflow(struct tcmx_cmd *cmd)
 		cmd->xfer_len = cmd->data_len;
 	}
 	cmd->fua = tcmx_cdb_dpofua(cmd->cdb) & TCMX_CDB_FUA;
-	cmd->execute = cmd->xfer_len ? dev->execute_rw : tcmx_execute_nop;
+	cmd->execute = cmd->xfer_len ? READ_ONCE(dev->execute_rw) :
+				       tcmx_execute_nop;
 	return TCMX_GOOD;
 }
 
@@ -166,7 +167,7 @@ static enum tcmx_status tcmx_setup_rw(struct tcmx_cmd *cmd)
 	}
 	cmd->fua = tcmx_cdb_dpofua(cmd->cdb) & TCMX_CDB_FUA;
 	cmd->xfer_len = bytes;
-	cmd->execute = dev->execute_rw;
+	cmd->execute = READ_ONCE(dev->execute_rw);
 	return TCMX_GOOD;
 }
 

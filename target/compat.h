@@ -24,4 +24,11 @@
 	((rd)->old_mnt_userns = (rd)->new_mnt_userns = mnt_user_ns(mnt))
 #endif
 
+/* a tracepoint's __string field: __assign_str() lost its source in 6.10 */
+#if KERNEL_VERSION(6, 10, 0) <= LINUX_VERSION_CODE
+#define TCMX_ASSIGN_STR(field, src)	__assign_str(field)
+#else
+#define TCMX_ASSIGN_STR(field, src)	__assign_str(field, src)
+#endif
+
 #endif /* TCMX_COMPAT_H */

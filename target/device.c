@@ -227,6 +227,7 @@ static ssize_t tcmx_dev_enable_store(struct config_item *item,
 		goto out;
 	}
 	dev->nr_blocks = dev->size_bytes >> dev->block_shift;
+	tcmx_inject_enable(dev);
 	WRITE_ONCE(cd->enabled, true);
 	ret = count;
 out:
@@ -338,6 +339,7 @@ static struct config_group *tcmx_hba_make_dev(struct config_group *group,
 	config_group_init_type_name(&dev->group, name, &tcmx_dev_type);
 	tcmx_dev_attrs_init(dev);
 	tcmx_sanitize_dev_init(dev);
+	tcmx_inject_dev_init(dev);
 	tcmx_alua_dev_init(dev);
 	ret = tcmx_stats_dev_init(dev);
 	if (ret)

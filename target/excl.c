@@ -126,11 +126,9 @@ static bool tcmx_excl_overlaps(struct tcmx_dev *dev, u64 lba, u64 nr)
  */
 bool tcmx_excl_waits(struct tcmx_cmd *cmd)
 {
-	struct tcmx_dev *dev = cmd->dev;
-
 	return cmd->desc->flags & TCMX_CMD_RW &&
-	       cmd->execute == dev->execute_rw &&
-	       tcmx_excl_overlaps(dev, cmd->lba, cmd->nr_blocks);
+	       cmd->execute != tcmx_execute_nop &&
+	       tcmx_excl_overlaps(cmd->dev, cmd->lba, cmd->nr_blocks);
 }
 
 /*

@@ -20,10 +20,12 @@
  * list that task management (tcmx_abort_cmd()) and the teardown paths
  * (a nexus's end, a LUN's drain, PREEMPT AND ABORT) search, so that an
  * aborted SANITIZE comes back at once, with ABORTED COMMAND, and nothing
- * waits for the operation's end.  The list and every parked command's
- * state are under one spinlock: a device has at most one parked command
- * (the operation refuses a second SANITIZE), so a search of the list is
- * short, and none of it is on a fast path.
+ * waits for the operation's end.  inject/fault stuck (inject.c) parks
+ * commands on the same list, with nobody waiting: whoever aborts one
+ * completes it.  The list and every parked command's state are under one
+ * spinlock: a device has at most one SANITIZE parked (the operation
+ * refuses a second) and as many stuck commands as a test programs, and
+ * none of it is on a fast path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,56 +42,93 @@
 #define SANITIZE_MS_MAX		(3600U * 1000U)
 #define SANITIZE_IMMED		0x80	/* CDB byte 1 */
 
-/* how a held command comes back */
+/* how a held command comes back: its parked_end */
 enum parked_end {
 	PARKED_ENDED = 1,	/* its operation ended: GOOD */
 	PARKED_ABORTED,		/* ABORTED COMMAND (its own nexus discards it) */
 	PARKED_TASK_ABORTED,	/* another nexus's reset, TAS=1: TASK ABORTED */
 };
 
-/* a SANITIZE held until its operation ends, on the waiter's stack */
-struct parked_cmd {
-	struct list_head	node;
-	struct tcmx_cmd		*cmd;
-	struct tcmx_core_dev	*cd;
-	enum parked_end		end;	/* 0 while held */
-};
-
+/*
+ * The held commands, by their ->parked: a SANITIZE's waiter sleeps on
+ * parked_wq until its parked_end is set; a stuck command (inject.c) has
+ * nobody waiting and is completed by whoever releases it.
+ */
 static DEFINE_SPINLOCK(parked_lock);
 static LIST_HEAD(parked_cmds);
 static DECLARE_WAIT_QUEUE_HEAD(parked_wq);
 
+/*
+ * PARKED_SANITIZE: a device's SANITIZE waiters only; PARKED_DEV: all;
+ * PARKED_ENTRY: a nexus's, through its map entry @id.
+ */
 enum parked_key { PARKED_CMD, PARKED_NEXUS, PARKED_LUN, PARKED_ITL,
-		  PARKED_DEV };
+		  PARKED_DEV, PARKED_SANITIZE, PARKED_ENTRY };
+
+static const void *parked_key_of(struct tcmx_cmd *cmd, enum parked_key kind,
+				 u64 id)
+{
+	switch (kind) {
+	case PARKED_ENTRY:
+		return cmd->lun_id == id ? cmd->nexus : NULL;
+	case PARKED_CMD:
+		return cmd;
+	case PARKED_NEXUS:
+		return cmd->nexus;
+	case PARKED_LUN:
+		return cmd->lun;
+	case PARKED_ITL:
+		return cmd->itl;
+	case PARKED_SANITIZE:
+		return cmd->stuck ? NULL : cmd->dev;
+	default:
+		return cmd->dev;
+	}
+}
+
+static enum tcmx_status parked_status(struct tcmx_cmd *cmd, u8 end)
+{
+	if (end == PARKED_ENDED)
+		return TCMX_GOOD;
+	if (end == PARKED_TASK_ABORTED)
+		return TCMX_TASK_ABORTED;
+	return tcmx_sense(cmd, TCMX_SENSE_COMMAND_ABORTED);
+}
 
 /*
- * Hand back, as @end says, the parked commands whose command, nexus, LUN,
- * I_T_L nexus or device is @key.
+ * Hand back, as @end says, the held commands whose command, nexus, LUN,
+ * I_T_L nexus or device is @key: a waiter is woken, a stuck command
+ * completed here, after the lock.
  */
-static void parked_release(enum parked_key kind, const void *key,
+static void parked_release(enum parked_key kind, const void *key, u64 id,
 			   enum parked_end end)
 {
-	struct parked_cmd *p, *next;
+	struct tcmx_cmd *cmd, *next;
+	LIST_HEAD(stuck);
+	unsigned long flags;
 	bool any = false;
 
-	spin_lock(&parked_lock);
-	list_for_each_entry_safe(p, next, &parked_cmds, node) {
-		const void *k = kind == PARKED_CMD ? (void *)p->cmd :
-				kind == PARKED_NEXUS ? (void *)p->cmd->nexus :
-				kind == PARKED_LUN ? (void *)p->cmd->lun :
-				kind == PARKED_ITL ? (void *)p->cmd->itl :
-				(void *)p->cd;
-
-		if (k != key)
+	spin_lock_irqsave(&parked_lock, flags);
+	list_for_each_entry_safe(cmd, next, &parked_cmds, parked) {
+		if (parked_key_of(cmd, kind, id) != key)
 			continue;
-		list_del_init(&p->node);
+		if (cmd->stuck) {
+			list_move_tail(&cmd->parked, &stuck);
+			cmd->parked_end = end;
+			continue;
+		}
+		list_del_init(&cmd->parked);
 		/* the waiter may return from here on */
-		WRITE_ONCE(p->end, end);
+		WRITE_ONCE(cmd->parked_end, end);
 		any = true;
 	}
-	spin_unlock(&parked_lock);
+	spin_unlock_irqrestore(&parked_lock, flags);
 	if (any)
 		wake_up_all(&parked_wq);
+	list_for_each_entry_safe(cmd, next, &stuck, parked) {
+		list_del_init(&cmd->parked);
+		tcmx_complete_cmd(cmd, parked_status(cmd, cmd->parked_end));
+	}
 }
 
 /*
@@ -104,23 +143,24 @@ static void sanitize_end_work(struct work_struct *work)
 						sanitize_end);
 
 	clear_bit(TCMX_GATE_SANITIZE, &cd->dev.gate);
-	parked_release(PARKED_DEV, cd, PARKED_ENDED);
+	parked_release(PARKED_SANITIZE, &cd->dev, 0, PARKED_ENDED);
 }
 
 enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd)
 {
 	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
 	u32 ms = READ_ONCE(cd->sanitize_ms);
+	unsigned long flags;
 	bool running;
 
 	if (!ms)
 		return TCMX_GOOD;
-	spin_lock(&parked_lock);
+	spin_lock_irqsave(&parked_lock, flags);
 	running = test_and_set_bit(TCMX_GATE_SANITIZE, &cmd->dev->gate);
 	if (!running)
 		queue_delayed_work(tcmx_wq, &cd->sanitize_end,
 				   msecs_to_jiffies(ms));
-	spin_unlock(&parked_lock);
+	spin_unlock_irqrestore(&parked_lock, flags);
 	/* another SANITIZE passed the gate before this one set the bit */
 	if (running)
 		return tcmx_sense(cmd, TCMX_SENSE_SANITIZE_IN_PROGRESS);
@@ -134,45 +174,61 @@ enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd)
  */
 static bool parked_would_block(struct tcmx_cmd *cmd)
 {
-	return percpu_ref_is_dying(&cmd->lun->ref);
+	return percpu_ref_is_dying(&cmd->lun->ref) ||
+	       xa_get_mark(&cmd->nexus->luns, cmd->lun_id, TCMX_MAP_GOING);
 }
 
 enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 				    enum tcmx_status status)
 {
-	struct tcmx_core_dev *cd = tcmx_core(cmd->dev);
-	struct parked_cmd p = { .cmd = cmd, .cd = cd };
+	unsigned long flags;
 
 	if (status != TCMX_GOOD || cmd->cdb[1] & SANITIZE_IMMED)
 		return status;
-	spin_lock(&parked_lock);
+	spin_lock_irqsave(&parked_lock, flags);
 	if (!test_bit(TCMX_GATE_SANITIZE, &cmd->dev->gate)) {
-		spin_unlock(&parked_lock);
+		spin_unlock_irqrestore(&parked_lock, flags);
 		return TCMX_GOOD;	/* no time programmed, or it is up */
 	}
 	if (parked_would_block(cmd)) {
-		spin_unlock(&parked_lock);
+		spin_unlock_irqrestore(&parked_lock, flags);
 		return tcmx_sense(cmd, TCMX_SENSE_COMMAND_ABORTED);
 	}
-	list_add_tail(&p.node, &parked_cmds);
-	spin_unlock(&parked_lock);
+	cmd->stuck = false;
+	cmd->parked_end = 0;
+	list_add_tail(&cmd->parked, &parked_cmds);
+	spin_unlock_irqrestore(&parked_lock, flags);
 
 	/* no hung-task report for an hour-long SANITIZE: TASK_IDLE */
-	wait_event_idle(parked_wq, READ_ONCE(p.end));
-	switch (p.end) {
-	case PARKED_ENDED:
-		return TCMX_GOOD;
-	case PARKED_TASK_ABORTED:
-		return TCMX_TASK_ABORTED;
-	default:
-		return tcmx_sense(cmd, TCMX_SENSE_COMMAND_ABORTED);
+	wait_event_idle(parked_wq, READ_ONCE(cmd->parked_end));
+	return parked_status(cmd, cmd->parked_end);
+}
+
+/*
+ * inject/fault stuck: hold @cmd, pinned, until task management or a
+ * teardown path aborts it.  False, and nothing held, on a LUN being
+ * drained.  Any context.
+ */
+bool tcmx_park_stuck(struct tcmx_cmd *cmd)
+{
+	unsigned long flags;
+	bool parked = false;
+
+	spin_lock_irqsave(&parked_lock, flags);
+	if (!parked_would_block(cmd)) {
+		cmd->stuck = true;
+		cmd->parked_end = 0;
+		list_add_tail(&cmd->parked, &parked_cmds);
+		parked = true;
 	}
+	spin_unlock_irqrestore(&parked_lock, flags);
+	return parked;
 }
 
 /* aborted: ABORTED COMMAND, which the aborting nexus discards */
 static void parked_abort(enum parked_key kind, const void *key)
 {
-	parked_release(kind, key, PARKED_ABORTED);
+	parked_release(kind, key, 0, PARKED_ABORTED);
 }
 
 /*
@@ -198,6 +254,16 @@ void tcmx_parked_abort_lun(struct tcmx_lun *lun)
 	parked_abort(PARKED_LUN, lun);
 }
 
+/*
+ * Map entry @id of @n is going (acl.c, before ->pre_unmap(), which may
+ * wait for the entry's commands): its held commands come back, and none
+ * is held from now on (parked_would_block() sees the entry's mark).
+ */
+void tcmx_parked_abort_entry(struct tcmx_nexus *n, u64 id)
+{
+	parked_release(PARKED_ENTRY, n, id, PARKED_ABORTED);
+}
+
 void tcmx_parked_abort_itl(struct tcmx_itl *itl)
 {
 	parked_abort(PARKED_ITL, itl);
@@ -210,30 +276,20 @@ void tcmx_parked_abort_itl(struct tcmx_itl *itl)
  */
 void tcmx_parked_abort_dev(struct tcmx_dev *dev)
 {
-	parked_release(PARKED_DEV, tcmx_core(dev),
+	parked_release(PARKED_DEV, dev, 0,
 		       READ_ONCE(dev->attrib.emulate_tas) ?
 		       PARKED_TASK_ABORTED : PARKED_ABORTED);
 }
 
-/* ---- inject/ ------------------------------------------------------------ */
-
-static struct tcmx_core_dev *inject_to_cd(struct config_item *item)
+/* inject/sanitize_ms (inject.c has the directory) */
+ssize_t tcmx_sanitize_ms_show(struct tcmx_core_dev *cd, char *page)
 {
-	return container_of(to_config_group(item), struct tcmx_core_dev,
-			    inject_group);
+	return sysfs_emit(page, "%u\n", READ_ONCE(cd->sanitize_ms));
 }
 
-static ssize_t tcmx_inject_sanitize_ms_show(struct config_item *item,
-					    char *page)
+ssize_t tcmx_sanitize_ms_store(struct tcmx_core_dev *cd, const char *page,
+			       size_t count)
 {
-	return sysfs_emit(page, "%u\n",
-			  READ_ONCE(inject_to_cd(item)->sanitize_ms));
-}
-
-static ssize_t tcmx_inject_sanitize_ms_store(struct config_item *item,
-					     const char *page, size_t count)
-{
-	struct tcmx_core_dev *cd = inject_to_cd(item);
 	u32 val;
 
 	if (tcmx_cfs_u32(page, count, &val) || val > SANITIZE_MS_MAX) {
@@ -245,25 +301,12 @@ static ssize_t tcmx_inject_sanitize_ms_store(struct config_item *item,
 	WRITE_ONCE(cd->sanitize_ms, val);
 	return count;
 }
-CONFIGFS_ATTR(tcmx_inject_, sanitize_ms);
-
-static struct configfs_attribute *tcmx_inject_attrs[] = {
-	&tcmx_inject_attr_sanitize_ms,
-	NULL,
-};
-
-static const struct config_item_type tcmx_inject_type = {
-	.ct_attrs	= tcmx_inject_attrs,
-	.ct_owner	= THIS_MODULE,
-};
 
 void tcmx_sanitize_dev_init(struct tcmx_dev *dev)
 {
 	struct tcmx_core_dev *cd = tcmx_core(dev);
 
 	INIT_DELAYED_WORK(&cd->sanitize_end, sanitize_end_work);
-	tcmx_cfs_subdir(&dev->group, &cd->inject_group, "inject",
-			&tcmx_inject_type);
 }
 
 /* the device's release: no command is parked, nothing runs after this */

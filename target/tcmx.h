@@ -24,6 +24,7 @@
 
 #include <linux/configfs.h>
 #include <linux/dma-direction.h>
+#include <linux/hrtimer.h>
 #include <linux/percpu-refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
@@ -53,6 +54,7 @@ enum tcmx_status {
 	TCMX_DEFERRED,		/* tcmx_complete_cmd() comes later */
 	TCMX_CONFLICT,		/* SAM RESERVATION CONFLICT, no sense data */
 	TCMX_TASK_ABORTED,	/* SAM TASK ABORTED: another nexus's reset */
+	TCMX_TASK_SET_FULL,	/* SAM TASK SET FULL, no sense data */
 };
 
 /* Sense codes, one row each of key/ASC/ASCQ in reply.c. */
@@ -105,6 +107,7 @@ enum tcmx_sense {
 	TCMX_SENSE_PROTOCOL_CRC,	/* 0B/47/05: a transport sequence error */
 	TCMX_SENSE_SANITIZE_IN_PROGRESS,	/* 02/04/1B */
 	TCMX_SENSE_COMMAND_ABORTED,	/* 0B/00/00 */
+	TCMX_SENSE_MEDIUM_ERROR_WRITE,	/* 03/0C/00 */
 	TCMX_SENSE_NR
 };
 
@@ -166,6 +169,20 @@ struct tcmx_cmd {
 	/* for a backend's or the core's slow path only */
 	struct work_struct	work;
 	u32			resume;	/* bytes moved before a deferral */
+
+	/*
+	 * core: a command it holds (sanitize.c: a SANITIZE waiting for its
+	 * operation's end, or one inject/fault made stuck), on the list of
+	 * held commands while parked_end is 0; one inject/ delays (inject.c),
+	 * completed from delay_timer with delay_status.  Read only on those
+	 * paths.
+	 */
+	struct list_head	parked;
+	struct hrtimer		delay_timer;
+	u32			delay_us;
+	u8			delay_status;
+	u8			parked_end;
+	bool			stuck;
 };
 
 /*

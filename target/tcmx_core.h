@@ -59,6 +59,8 @@
  *   pr_aptpl.c   the APTPL file and pr/res_aptpl_metadata
  *   pr_aptpl_file.c  the APTPL file's directory, opened and renamed in
  *   pr_cfs.c     <dev>/pr/
+ *   sanitize.c   a SANITIZE that lasts; held commands (sanitize.h)
+ *   inject.c     <dev>/inject/, the programmable test disk (inject.h)
  */
 #ifndef TCMX_CORE_H
 #define TCMX_CORE_H
@@ -73,6 +75,7 @@
 #include "tcmx.h"
 #include "stats.h"
 #include "alua.h"
+#include "inject.h"
 
 /* A registered fabric. */
 struct tcmx_fabric {
@@ -160,6 +163,7 @@ struct tcmx_dev_stats {
 	u64			created;	/* get_jiffies_64() at mkdir */
 	u32			index;		/* unique while it exists; 0: none */
 };
+
 
 /*
  * A device as the core holds it: the struct tcmx_dev its backend and the
@@ -265,14 +269,11 @@ struct tcmx_core_dev {
 	bool				pr_dir_pinned;
 	/* pr.c: the key of the initiator ports' hashes (struct tcmx_pr_hash) */
 	siphash_key_t			pr_hash_key;
-	/*
-	 * sanitize.c: inject/sanitize_ms, how long a SANITIZE's operation
-	 * lasts (0: as long as its work); sanitize_end ends one in progress
-	 * (TCMX_GATE_SANITIZE) and hands back the SANITIZE waiting for it.
-	 */
+	/* inject/: sanitize_ms, sanitize_end (sanitize.c); the rest inject.c */
 	struct config_group		inject_group;
 	u32				sanitize_ms;
 	struct delayed_work		sanitize_end;
+	struct tcmx_inject		inject;
 };
 
 static inline struct tcmx_core_dev *tcmx_core(struct tcmx_dev *dev)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tcmx tracepoints: every command once it is decoded (tcmx:cmd_submit) and
- * once it is done (tcmx:cmd_complete, with the time between the two), and
- * the task management a fabric performs (tcmx:tmr).  While disabled each is
+ * tcmx tracepoints: every command once it is decoded (tcmx:tcmx_cmd_submit)
+ * and once it is done (tcmx:tcmx_cmd_complete, with the time between the
+ * two), the task management a fabric performs (tcmx:tcmx_tmr), and what
+ * inject/ does to a command (tcmx:inject).  While disabled each is
  * a patched-out branch; the submit time is only read while cmd_complete is
  * enabled.
  *
@@ -17,6 +18,7 @@
 
 #include <linux/tracepoint.h>
 #include "tcmx.h"
+#include "compat.h"
 
 /* sense key, ASC and ASCQ of fixed (0x70) or descriptor (0x72) sense data */
 #define TCMX_TRACE_KCQ(cmd, fixed_at, desc_at)				\
@@ -109,6 +111,36 @@ TRACE_EVENT(tcmx_tmr,
 				   { TCMX_TMF_LUN_RESET, "LUN_RESET" },
 				   { TCMX_TMF_NEXUS_LOSS, "I_T_NEXUS_LOSS" }),
 		  __entry->result, __entry->latency_ns)
+);
+
+/*
+ * inject/ (inject.c) acting on a command: @kind its name (the counters'
+ * names, and "badblock_heal"), @delay_us the completion delay of a delayed
+ * one.  Named as configfs-docs name it: tcmx:inject.
+ */
+TRACE_EVENT(inject,
+	TP_PROTO(const struct tcmx_cmd *cmd, const char *kind, u32 delay_us),
+	TP_ARGS(cmd, kind, delay_us),
+	TP_STRUCT__entry(
+		__string(dev, tcmx_dev_name(cmd->dev))
+		__string(kind, kind)
+		__field(u64, lun)
+		__field(u64, lba)
+		__field(u32, blocks)
+		__field(u32, delay_us)
+		__field(u16, tpg)
+		__field(u8, opcode)
+	),
+	TP_fast_assign(
+		TCMX_ASSIGN_STR(dev, tcmx_dev_name(cmd->dev));
+		TCMX_ASSIGN_STR(kind, kind);
+		TCMX_TRACE_CMD_ASSIGN(cmd);
+		__entry->delay_us = delay_us;
+	),
+	TP_printk("dev=%s tpg=%u lun=%llu opcode=0x%02x lba=%llu blocks=%u kind=%s delay_us=%u",
+		  __get_str(dev), __entry->tpg, __entry->lun, __entry->opcode,
+		  __entry->lba, __entry->blocks, __get_str(kind),
+		  __entry->delay_us)
 );
 
 #endif /* TCMX_TRACE_H */

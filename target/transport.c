@@ -58,7 +58,7 @@ static void tcmx_account_mapped(struct tcmx_cmd *cmd)
 }
 
 /*
- * BUSY, RESERVATION CONFLICT, TASK ABORTED, or a backend that completes a
+ * BUSY, RESERVATION CONFLICT, TASK ABORTED, TASK SET FULL, or a backend that completes a
  * command as still deferred.  None reports data moved: the whole buffer is
  * the residual.
  */
@@ -75,6 +75,10 @@ static void tcmx_finish_odd(struct tcmx_cmd *cmd, enum tcmx_status status)
 	}
 	if (status == TCMX_TASK_ABORTED) {
 		cmd->status = SAM_STAT_TASK_ABORTED;
+		return;
+	}
+	if (status == TCMX_TASK_SET_FULL) {
+		cmd->status = SAM_STAT_TASK_SET_FULL;
 		return;
 	}
 	WARN_ON_ONCE(1);
@@ -114,6 +118,32 @@ void tcmx_cmd_pin(struct tcmx_cmd *cmd)
 }
 EXPORT_SYMBOL_GPL(tcmx_cmd_pin);
 
+static enum hrtimer_restart tcmx_delay_done(struct hrtimer *timer)
+{
+	struct tcmx_cmd *cmd = container_of(timer, struct tcmx_cmd,
+					    delay_timer);
+
+	tcmx_complete_cmd(cmd, cmd->delay_status);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * inject/'s completion delay (inject.c): @cmd, pinned and done with
+ * @status, is handed back cmd->delay_us from now, from a soft hrtimer
+ * (softirq context: ->queue_status() takes any).
+ */
+void tcmx_complete_delayed(struct tcmx_cmd *cmd, enum tcmx_status status)
+{
+	u64 ns = (u64)cmd->delay_us * NSEC_PER_USEC;
+
+	cmd->delay_us = 0;
+	cmd->delay_status = status;
+	hrtimer_init(&cmd->delay_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	cmd->delay_timer.function = tcmx_delay_done;
+	hrtimer_start(&cmd->delay_timer, ns_to_ktime(ns),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
 /*
  * Finish a command a backend deferred (it returned TCMX_DEFERRED) and hand
  * it back to the fabric through ->queue_status().  Any context.
@@ -125,6 +155,11 @@ void tcmx_complete_cmd(struct tcmx_cmd *cmd, enum tcmx_status status)
 	struct tcmx_nexus *n = cmd->nexus;
 
 	WARN_ON_ONCE(cmd->lun && !cmd->pinned);
+	/* a write inject/ delays, which its backend deferred */
+	if (unlikely(cmd->delay_us)) {
+		tcmx_complete_delayed(cmd, status);
+		return;
+	}
 	tcmx_finish_cmd(cmd, status);
 	cmd->tpg->ops->queue_status(cmd);
 	/* the command may be reused from here on: only the saved LUN, nexus */
@@ -185,6 +220,7 @@ static void tcmx_cmd_reset(struct tcmx_cmd *cmd)
 	cmd->nr_blocks = 0;
 	cmd->fua = false;
 	cmd->pinned = false;
+	cmd->delay_us = 0;
 	cmd->overflow = 0;
 	cmd->desc = NULL;
 	cmd->start_ns = trace_tcmx_cmd_complete_enabled() ? ktime_get_ns() : 0;

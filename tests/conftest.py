@@ -56,10 +56,13 @@ def pytest_configure(config):
 # TCMX_TIER per kernel; without it (tests/run by hand) everything runs.
 #   full    6.1: every module
 #   second  6.12: all but the long runs whose kernel side 6.1 covers
-#           (libiscsi, fuzzers, fault injection, userspace flows)
+#           (libiscsi, fuzzers, lifecycle fault injection, userspace
+#           flows; test_inject runs here in full)
 #   core    PREEMPT_RT: the locking-heavy core: reservations, unit
 #           attentions, atomicity, task management, data, ACLs, module
-#           life, and iSCSI sessions and masking
+#           life, iSCSI sessions and masking, and of fault injection
+#           (test_inject) the values refused, the bad blocks and the
+#           stuck commands (its timing, fio and ext4 runs are left out)
 TIER_NOT_SECOND = {
     "test_conformance", "test_configfs_fuzz", "test_lifecycle_faults",
     "test_iscsi_libiscsi", "test_fuzz_sgio", "test_multipath",
@@ -69,7 +72,7 @@ TIER_NOT_SECOND = {
 TIER_CORE = {
     "test_scsi_pr", "test_unit_attention", "test_atomicity",
     "test_task_management", "test_data", "test_acls", "test_modules",
-    "test_iscsi_sessions", "test_iscsi_masking",
+    "test_iscsi_sessions", "test_iscsi_masking", "test_inject",
 }
 
 
@@ -78,6 +81,16 @@ TIER_CORE = {
 TIER_CORE_LEAVES_OUT = {
     "test_iscsi_sessions::test_ext4_and_bonnie",
     "test_data::test_space_allocation_failed",
+    "test_inject::test_files_defaults_and_values_read_back",
+    "test_inject::test_badblocks_tool_finds_them",
+    "test_inject::test_delay_read_latency",
+    "test_inject::test_delay_min_max_and_write_lands_first",
+    "test_inject::test_fault_statuses_and_counters",
+    "test_inject::test_fault_under_fio_verify",
+    "test_inject::test_stuck_commands_aborted_by_the_error_handler",
+    "test_inject::test_ext4_under_delays_and_busy",
+    "test_inject::test_inject_tracepoint",
+    "test_inject::test_nothing_programmed_costs_nothing",
 }
 
 

@@ -15,6 +15,7 @@ at MaxConnections=1.
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
 import os
+import time
 
 import pytest
 
@@ -213,6 +214,70 @@ def refused_with(c, status, **kw):
     with pytest.raises(iscsi_pdu.LoginError) as e:
         c.login(iscsi.INI_A, **kw)
     assert e.value.status == status, "0x%04x" % e.value.status
+
+
+def await_pdu(c, op, itt, timeout=20):
+    """The next PDU of c with opcode op and ITT itt, NOP-In pings
+    answered on the way; fails on the connection's end or after
+    timeout seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        p = c.answer(max(0.1, end - time.monotonic()))
+        if p == "stuck":
+            raise AssertionError("no op 0x%02x in %d s" % (op, timeout))
+        assert p != "closed", "the connection ended waiting for op 0x%02x" % op
+        if p.op == iscsi_pdu.OP_NOOP_IN and p.be32(20) != iscsi_pdu.RESERVED:
+            c.nop_answer(p)
+        elif p.op == op and p.itt == itt:
+            return p
+        assert time.monotonic() < end, "no op 0x%02x in %d s" % (op, timeout)
+
+
+@pytest.mark.tcmx_only
+def test_lun_reset_aborts_the_other_session_stuck_command(tgt):
+    """SAM-5 5.6 over iSCSI: a LOGICAL UNIT RESET ends the tasks of every
+    I_T nexus of the unit. Session B's READ is held by inject/fault stuck
+    (nothing but task management completes it); session A resets the
+    LUN: A's TMF Response says Function complete and B's READ comes back
+    at once with TASK ABORTED (attrib/emulate_tas 1, the default); both
+    sessions then hear the reset's unit attention, and B reads again."""
+    inj = tgt["so"] + "/inject/"
+    read = bytes([0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0])
+    a = raw_session(tgt)
+    b = raw_session(tgt, isid=bytes.fromhex("80123456789b"))
+    try:
+        tcmxlib.wr(inj + "counters", "0")
+        tcmxlib.wr(inj + "fault", "stuck 1")
+        b.send(b._scsi_hdr(read, 512, 0, 0, 0))
+        held = b.itt
+        deadline = time.monotonic() + 10
+        while "stuck 1\n" not in tcmxlib.rd(inj + "counters"):
+            assert time.monotonic() < deadline, tcmxlib.rd(inj + "counters")
+            time.sleep(0.1)
+        tcmxlib.wr(inj + "fault", "none")
+        with pytest.raises(AssertionError, match="no op 0x21 in 2 s"):
+            await_pdu(b, iscsi_pdu.OP_SCSI_RSP, held, timeout=2)
+        itt = a.next_itt()
+        a.send(iscsi_pdu.bhs(iscsi_pdu.OP_TMF | iscsi_pdu.IMMEDIATE,
+                             0x80 | 5, 0, 0, 0, 0, bytes(8), itt,
+                             iscsi_pdu.RESERVED, a.cmdsn, a.exp_statsn))
+        reset = time.monotonic()
+        p = await_pdu(a, iscsi_pdu.OP_TMF_RSP, itt)
+        assert p.bhs[2] == 0, "TMF response %d" % p.bhs[2]
+        p = await_pdu(b, iscsi_pdu.OP_SCSI_RSP, held)
+        assert time.monotonic() - reset < 10
+        assert p.bhs[3] == 0x40, "status 0x%02x" % p.bhs[3]     # TASK ABORTED
+        for c in (a, b):
+            st, _, sense = c.scsi(bytes(6))
+            assert st == 2 and tcmxlib.kcq(sense) == (6, 0x29, 3), \
+                (st, sense.hex())
+        st, data, _ = b.scsi(read, 512)
+        assert st == 0 and len(data) == 512
+        assert "stuck 1\n" in tcmxlib.rd(inj + "counters")
+    finally:
+        tcmxlib.wr(inj + "fault", "none")
+        a.close()
+        b.close()
 
 
 @pytest.mark.tcmx_only

@@ -6,8 +6,9 @@ target, or while the stack is emptied (clearconfig) and the fabric
 module removed. Each step must end within its bound (no hang), the
 initiator must see what the step means (its LUN gone, its session lost),
 and the module must then leave (nothing held). A LUN RESET over iSCSI on
-commands the backstore holds (tcmx_rd's hold_every) ends once they are
-back, the session goes on, and it still logs out within its bound.
+commands the core holds (the device's inject/: stuck ones, which it
+aborts, and delayed ones, which it waits for) ends once they are back,
+the session goes on, and it still logs out within its bound.
 
 A step that does not end fails the test with the kernel stacks of what
 blocks it (iscsi.blocked_report()); a target connection that never ends
@@ -17,6 +18,7 @@ for ever.
 On the tcmx stack they skip while tcmx_iscsi.ko is not built.
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -94,7 +96,7 @@ def tgt(stack):
     t = iscsi.target()
     iqn = os.path.basename(t)
     tpg = iscsi.tpg(t, 1, portals=(iscsi.ADDR1,))
-    iscsi.rd_lun(tpg, 0, 64 * MiB)
+    _, so = iscsi.rd_lun(tpg, 0, 64 * MiB)
     acl = iscsi.acl(tpg, iscsi.INI_A, maps=[(0, 0)])
     iscsi.enable(tpg)
     ini = iscsi.Initiator(iscsi.INI_A)
@@ -111,7 +113,7 @@ def tgt(stack):
         p = busy(dev)
         iscsi.io_flows(dev, "before the teardown", n=200)
         yield dict(iqn=iqn, tgt=t, tpg=tpg, acl=acl, ini=ini, s=s, dev=dev,
-                   sg=sg, fio=p)
+                   sg=sg, fio=p, so=so)
     finally:
         try:
             if p:
@@ -210,27 +212,45 @@ def test_stack_emptied_and_module_removed_under_io(tgt):
 
 @pytest.mark.tcmx_only
 def test_lun_reset_on_a_held_command(tgt, dmesg):
-    """tcmx_rd holds every 8th READ/WRITE for 3 s; a LUN RESET (sg_reset
-    -d) sent meanwhile waits for the held ones, answers once, and the
-    session and its I/O go on (no escalation, no double answer). Then
-    the session still ends as asked: fio's I/O back, the logout
+    """For a second every 8th READ/WRITE is stuck (inject/fault: held
+    until task management ends it) and every one is delayed up to 3 s
+    (inject/delay_*_us: not abortable); a LUN RESET (sg_reset -d) sent
+    then aborts the stuck ones, waits for the delayed ones, answers once,
+    and the session and its I/O go on (no escalation, no double answer).
+    Then the session still ends as asked: fio's I/O back, the logout
     answered, the connection gone, each within its bound."""
-    params = "/sys/module/tcmx_rd/parameters/"
-    tcmxlib.wr(params + "hold_ms", "3000\n")
-    tcmxlib.wr(params + "hold_every", "8\n")
+    inj = tgt["so"] + "/inject/"
+
+    def stuck():
+        return int(re.search(r"^stuck (\d+)$", tcmxlib.rd(inj + "counters"),
+                             re.M).group(1))
+
+    tcmxlib.wr(inj + "delay_read_us", "0-3000000")
+    tcmxlib.wr(inj + "delay_write_us", "0-3000000")
+    tcmxlib.wr(inj + "fault", "stuck 8\n")
     try:
-        time.sleep(1)   # some command is held now
+        end = time.monotonic() + 10
+        while not stuck() and time.monotonic() < end:
+            time.sleep(0.1)
+        time.sleep(1)
+        # no more stuck ones: those there are the reset's to end
+        tcmxlib.wr(inj + "fault", "none")
+        assert stuck() > 0
         before = iscsi.session_info(tgt["acl"])
         timed("LUN RESET", run, ["sg_reset", "-d", tgt["sg"]],
               timeout=STEP_SECONDS)
+        tcmxlib.wr(inj + "delay_read_us", "0")
+        tcmxlib.wr(inj + "delay_write_us", "0")
         after = iscsi.session_info(tgt["acl"])
         assert after["sid"] == before["sid"], (before, after)
         assert iscsi.session(tgt["s"]["sid"])["state"] == "LOGGED_IN"
         iscsi.io_flows(tgt["dev"], "after the LUN RESET", n=200)
-        # killed with commands held: its exit waits for each to be back
+        # killed with commands in flight: its exit waits for each
         timed("fio's end", stop, tgt["fio"])
     finally:
-        tcmxlib.wr(params + "hold_every", "0\n")
+        tcmxlib.wr(inj + "fault", "none")
+        tcmxlib.wr(inj + "delay_read_us", "0")
+        tcmxlib.wr(inj + "delay_write_us", "0")
     log = dmesg.read().lower()
     assert "target reset" not in log, log
     p = timed("logout", iscsi.iscsiadm, "-m", "session", "-r",

@@ -552,13 +552,12 @@ def test_aptpl_survives_saveconfig_clearconfig_restoreconfig(stack):
         assert prout(a, 3, key=0xa1) == (GOOD, None)
 
 
-HOLD = "/sys/module/tcmx_rd/parameters/"
-
-
-def held_write(dev, fill, hold_ms):
-    """A WRITE(10) of fill bytes to dev, in a thread, that tcmx_rd holds
-    for hold_ms (hold_every on for it alone): (the thread, a dict that
-    gets "write": (when it completed, its status))."""
+def held_write(so, dev, fill, hold_ms):
+    """A WRITE(10) of fill bytes to dev (a LUN of device so), in a thread,
+    whose completion the core holds back for hold_ms: delay_write_us on
+    for it alone (its data is written at once, only its status waits;
+    task management cannot end it sooner). (The thread, a dict that gets
+    "write": (when it completed, its status).)"""
     import threading
     done = {}
 
@@ -571,12 +570,44 @@ def held_write(dev, fill, hold_ms):
             os.close(fd)
         done["write"] = (time.monotonic(), st)
 
-    wr(HOLD + "hold_ms", "%d" % hold_ms)
-    wr(HOLD + "hold_every", "1")
+    delayed = tcmxlib.inject_counter(so, "delayed")
+    tcmxlib.inject(so, delay_write_us="%d" % (hold_ms * 1000))
     t = threading.Thread(target=write)
     t.start()
     time.sleep(3)
-    wr(HOLD + "hold_every", "0")
+    tcmxlib.inject(so, delay_write_us="0")
+    assert "write" not in done
+    assert tcmxlib.inject_counter(so, "delayed") == delayed + 1
+    return t, done
+
+
+def stuck_write(so, dev, fill):
+    """A WRITE(10) of fill bytes to dev (a LUN of device so), in a thread,
+    that fault stuck leaves in the core until task management aborts it
+    (fault stuck on for it alone; nothing is written): (the thread, a dict
+    that gets "write": (when it completed, its status, (key, asc,
+    ascq)))."""
+    import threading
+    done = {}
+
+    def write():
+        fd = os.open(dev, os.O_RDWR)
+        try:
+            st, sense, _, _ = tcmxlib.sgio(fd, WRITE10, dout=fill * 512,
+                                           timeout_ms=120000)
+        finally:
+            os.close(fd)
+        done["write"] = (time.monotonic(), st, kcq(sense))
+
+    stuck = tcmxlib.inject_counter(so, "stuck")
+    tcmxlib.inject(so, fault="stuck 1")
+    t = threading.Thread(target=write)
+    t.start()
+    end = time.monotonic() + 10
+    while tcmxlib.inject_counter(so, "stuck") == stuck and time.monotonic() < end:
+        time.sleep(0.05)
+    tcmxlib.inject(so, fault="none")
+    assert tcmxlib.inject_counter(so, "stuck") == stuck + 1
     assert "write" not in done
     return t, done
 
@@ -597,10 +628,11 @@ def preempt_and_abort(dev, key, victim):
 
 
 def test_preempt_and_abort_waits_for_a_held_write(two):
-    """A write of B that rd holds (hold_every) for longer than any bound a
-    fence could wait: A's PREEMPT AND ABORT of B's key completes only after
-    that write has, so nothing of B lands after it; the medium read through
-    A right after it is the one read at the end."""
+    """A write of B whose completion is delayed (inject/delay_write_us)
+    for longer than any bound a fence could wait: a delayed command is
+    not abortable, and A's PREEMPT AND ABORT of B's key completes only
+    after that write has, so nothing of B's is in flight after it; the
+    medium read through A right after it is the one read at the end."""
     a, b = two["a"], two["b"]
     assert prout(a, 0, sa_key=0xa) == (GOOD, None)
     assert prout(b, 0, sa_key=0xb) == (GOOD, None)
@@ -608,14 +640,14 @@ def test_preempt_and_abort_waits_for_a_held_write(two):
     try:
         # on 6.1 the hold outlasts the fence's 30 s warning, elsewhere
         # a shorter one proves the same order
-        t, done = held_write(b, b"\xbb", tcmxlib.soak(40000, 10000))
+        t, done = held_write(two["so"], b, b"\xbb",
+                             tcmxlib.soak(40000, 10000))
         st, sense = preempt_and_abort(a, 0xa, 0xb)
         fenced = time.monotonic()
         st_a, _, right_after = sgcmd(a, READ10, din=512)
         t.join(120)
     finally:
-        wr(HOLD + "hold_every", "0")
-        wr(HOLD + "hold_ms", "5000")
+        tcmxlib.inject(two["so"], delay_write_us="0")
     assert st == GOOD, sense.hex()
     # Both times are read in user space after each thread's system call
     # returns, so their order within a few milliseconds is the
@@ -624,8 +656,40 @@ def test_preempt_and_abort_waits_for_a_held_write(two):
     # hold ends.
     assert "write" in done and done["write"][0] <= fenced + 1, \
         "PREEMPT AND ABORT completed while B's write was still held"
-    assert st_a == GOOD
+    assert done["write"][1] == GOOD
+    assert st_a == GOOD and right_after == b"\xbb" * 512
     assert sgcmd(a, READ10, din=512)[2] == right_after
+    assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa)
+    assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
+def test_preempt_and_abort_aborts_a_stuck_write(two):
+    """A write of B that fault stuck leaves in the core (it ends only by
+    task management): A's PREEMPT AND ABORT of B's key aborts it and
+    completes at once; the write comes back aborted (TASK ABORTED, or
+    ABORTED COMMAND 0B/00/00), having written nothing."""
+    a, b, so = two["a"], two["b"], two["so"]
+    assert sgcmd(a, WRITE10, dout=b"\xaa" * 512)[0] == GOOD
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    t, done = stuck_write(so, b, b"\xbb")
+    try:
+        start = time.monotonic()
+        st, sense = preempt_and_abort(a, 0xa, 0xb)
+        fenced = time.monotonic()
+        t.join(30)
+    finally:
+        if t.is_alive():
+            tcmxlib.run(["sg_reset", "-d", b], check=False)
+            t.join(30)
+    assert st == GOOD, sense.hex()
+    assert fenced - start < 10, "PREEMPT AND ABORT waited %.1f s" % (
+        fenced - start)
+    assert "write" in done and done["write"][0] - start < 10, done
+    assert done["write"][1:] in ((0x40, None), (CHECK, (0xb, 0, 0))), done
+    st_a, _, data = sgcmd(a, READ10, din=512)
+    assert (st_a, data) == (GOOD, b"\xaa" * 512)
     assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa)
     assert prout(a, 3, key=0xa) == (GOOD, None)
 
@@ -706,9 +770,10 @@ def test_echo_buffer_reads_back_to_the_writing_nexus_only(two):
 
 
 def test_nexus_name_stays_while_its_lun_drains(two):
-    """While B's LUN is being unlinked (a held write keeps it from
-    draining), B's nexus cannot be dropped: the write of NULL to it waits
-    for the drain (or is refused), and READ FULL STATUS through A lists
+    """While B's LUN is being unlinked (a write whose completion is
+    delayed 8 s, inject/delay_write_us, keeps it from draining), B's
+    nexus cannot be dropped: the write of NULL to it waits for the drain
+    (or is refused), and READ FULL STATUS through A lists
     registrations only under their own names meanwhile (the name used to
     be rewritten in place then: a longer one overflowed READ FULL STATUS's
     buffer; KASAN catches it on the debug kernel)."""
@@ -729,14 +794,15 @@ def test_nexus_name_stays_while_its_lun_drains(two):
     def tids():
         return [e[3] for e in full_status(prin(a, 3))]
 
-    wr(HOLD + "hold_ms", "8000")
-    wr(HOLD + "hold_every", "1")
+    so = two["so"]
+    tcmxlib.inject(so, delay_write_us="8000000")
     try:
         t0 = time.monotonic()
         tw = threading.Thread(target=write_b)
         tw.start()
         time.sleep(2)
-        wr(HOLD + "hold_every", "0")
+        tcmxlib.inject(so, delay_write_us="0")
+        assert tcmxlib.inject_counter(so, "delayed") == 1
         tu = threading.Thread(
             target=lambda: tcmxlib.unlink_lun(tb + "/lun/lun_0"))
         tu.start()
@@ -755,8 +821,7 @@ def test_nexus_name_stays_while_its_lun_drains(two):
         tu.join(60)
         tw.join(60)
     finally:
-        wr(HOLD + "hold_every", "0")
-        wr(HOLD + "hold_ms", "5000")
+        tcmxlib.inject(so, delay_write_us="0")
     assert refused == errno.EPERM or dropped_at > 7, \
         "B's nexus dropped %.1f s in, while its LUN still drained" % dropped_at
     assert all(sas_tid(na) in t and set(t) <= {sas_tid(na), sas_tid(nb)}
@@ -806,7 +871,7 @@ def one_lun_two_sessions(stack):
             a, b = iscsi.session_sg(sa), iscsi.session_sg(sb)
             tcmxlib.ua_clear(a)
             tcmxlib.ua_clear(b)
-            yield dict(a=a, b=b, sa=sa, sb=sb, ini=ini, iqn=iqn)
+            yield dict(a=a, b=b, sa=sa, sb=sb, ini=ini, iqn=iqn, so=so)
     finally:
         iscsi.unload()
 
@@ -834,26 +899,26 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
         one_lun_two_sessions):
     """Two I_T nexuses through one target port (iSCSI). SPEC_I_PT names
     INI_C, which has a node ACL mapping the LUN but no session: it is
-    registered (waiting for its nexus). A write of A's own is held
-    (hold_every) while A preempts and aborts B: the fence waits for B's
-    commands only, so it completes long before A's write is released
+    registered (waiting for its nexus). A write of A's own is delayed 15 s
+    (inject/delay_write_us) while A preempts and aborts B: the fence waits
+    for B's commands only, so it completes long before A's write does
     (it used to wait for every command on the LUN, its own included)."""
     a, b = one_lun_two_sessions["a"], one_lun_two_sessions["b"]
+    so = one_lun_two_sessions["so"]
     assert prin(a, 0)[4:8] == bytes(4)
     assert register_tids(a, 0xa, 0x08, [iscsi_tid(INI_C)]) == (GOOD, None)
     assert prin(a, 0)[4:24] == (16).to_bytes(4, "big") + keys(0xa, 0xa)
     assert prout(b, 0, sa_key=0xb) == (GOOD, None)
     assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
     try:
-        t, done = held_write(a, b"\xaa", 15000)
+        t, done = held_write(so, a, b"\xaa", 15000)
         start = time.monotonic()
         st, sense = preempt_and_abort(a, 0xa, 0xb)
         fenced = time.monotonic()
         held = "write" not in done
         t.join(120)
     finally:
-        wr(HOLD + "hold_every", "0")
-        wr(HOLD + "hold_ms", "5000")
+        tcmxlib.inject(so, delay_write_us="0")
     assert st == GOOD, sense.hex()
     assert held and fenced - start < 10, \
         "PREEMPT AND ABORT waited for the preempting nexus's own write"
@@ -867,8 +932,9 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
 
 def test_ending_a_registered_nexus_leaves_configfs_free(
         one_lun_two_sessions):
-    """B is registered and has a write held (hold_every) when its node
-    ACL's mapping of the LUN goes. Its I_T_L nexus ends only once that
+    """B is registered and has a write in flight, its completion delayed
+    30 s (inject/delay_write_us), when its node ACL's mapping of the LUN
+    goes. Its I_T_L nexus ends only once that
     write is done (a PREEMPT AND ABORT would still wait for it), but the
     unmapping returns at once: the wait used to hold the configfs-wide
     mutex for the whole hold. B's registration stays, A sees its key."""
@@ -881,7 +947,7 @@ def test_ending_a_registered_nexus_leaves_configfs_free(
              if os.path.islink(os.path.join(lun0, e))]
     assert links
     try:
-        t, done = held_write(b, b"\xbb", 30000)
+        t, done = held_write(d["so"], b, b"\xbb", 30000)
         start = time.monotonic()
         for link in links:
             os.unlink(link)
@@ -889,8 +955,7 @@ def test_ending_a_registered_nexus_leaves_configfs_free(
         held = "write" not in done
         t.join(120)
     finally:
-        wr(HOLD + "hold_every", "0")
-        wr(HOLD + "hold_ms", "5000")
+        tcmxlib.inject(d["so"], delay_write_us="0")
     assert held and unmapped < 10, \
         "the unmapping waited %.1f s for B's held write" % unmapped
     assert "write" in done

@@ -254,20 +254,21 @@ def test_unlink_under_user_rescans_leaves_no_disk(stack, dmesg):
                 if "tcmx" in ln and "WARN" in ln]
 
 
-HOLD = "/sys/module/tcmx_rd/parameters/"
 WRITE10 = [0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0]
 
 
 @pytest.mark.tcmx_only
 def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
-    """While a LUN is being unlinked and a write rd holds (hold_every, 20 s)
-    keeps it from draining, the rest of configfs goes on: a device is made,
+    """While a LUN is being unlinked and a write delayed 20 s
+    (inject/delay_write_us: its data lands at once, its completion comes
+    20 s later, and task management cannot cut that short) keeps it from
+    draining, the rest of configfs goes on: a device is made,
     a LUN made and linked on another target, a LUN file of that target
     read, a LUN directory made beside the draining one, all within seconds;
     meanwhile the rmdir of the LUN's TPG and of its device are refused
     (ENOTEMPTY, EBUSY), and a second unlink of the link (which the VFS
     holds back while the first runs) finds nothing (ENOENT).  The unlink
-    returns once the held write completed (GOOD); then everything is
+    returns once the delayed write completed (GOOD); then everything is
     removed and the modules unload (the guard)."""
     tpg = mk_target()
     so = mk_rd("held", 16 * MiB)
@@ -300,12 +301,13 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
 
     threads = [threading.Thread(target=f)
                for f in (write, unlink, unlink_again)]
-    wr(HOLD + "hold_ms", "20000")
-    wr(HOLD + "hold_every", "1")
+    # the delay is the write's own once it is in: 0 after it, for the rest
+    wr(so + "/inject/delay_write_us", "20000000")
     try:
         threads[0].start()
         time.sleep(2)
-        wr(HOLD + "hold_every", "0")
+        wr(so + "/inject/delay_write_us", "0")
+        seen["delayed"] = rd(so + "/inject/counters")
         threads[1].start()
         time.sleep(2)
         t0 = time.monotonic()
@@ -320,12 +322,13 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
         time.sleep(0.5)
         seen["pending"] = sorted(done)
     finally:
-        wr(HOLD + "hold_every", "0")
+        wr(so + "/inject/delay_write_us", "0")
         for t in threads:
             if t.ident:
                 t.join(120)
-        wr(HOLD + "hold_ms", "5000")
-    assert seen["pending"] == [], "the held write or the unlink ended early"
+    assert "delayed 1\n" in seen["delayed"], seen["delayed"]
+    assert seen["pending"] == [], "the delayed write or the unlink ended " \
+        "early"
     assert seen["took"] < 5, "configfs waited %.1f s for the unlink" % \
         seen["took"]
     assert seen["alua"].startswith("TG Port Alias: default_tg_pt_gp\n")
@@ -333,7 +336,7 @@ def test_unlink_of_a_draining_lun_leaves_configfs_free(stack, dmesg):
         (errno.ENOTEMPTY, errno.EBUSY, errno.ENOENT)
     assert done["write"][1] == GOOD
     assert done["unlink"] >= done["write"][0] - 1, \
-        "the unlink returned before the held write completed"
+        "the unlink returned before the delayed write completed"
     assert not scsi_present(tpg, 0) and not os.path.exists(dev)
     tur(disk(other, 1))
     os.rmdir(tpg + "/lun/lun_1")

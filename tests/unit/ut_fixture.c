@@ -367,6 +367,7 @@ static const struct {
 	{ TCMX_SENSE_PROTOCOL_CRC,	  0x0b, 0x47, 0x05 },
 	{ TCMX_SENSE_SANITIZE_IN_PROGRESS, 0x02, 0x04, 0x1b },
 	{ TCMX_SENSE_COMMAND_ABORTED,	  0x0b, 0x00, 0x00 },
+	{ TCMX_SENSE_MEDIUM_ERROR_WRITE,  0x03, 0x0c, 0x00 },
 };
 
 int ut_sense_kcq(const u8 *s, u8 *key, u8 *asc, u8 *ascq)

@@ -66,8 +66,8 @@ from .sense import (ALUA_CHANGED, BUSY, CHECK, COMMAND_SEQUENCE, CONFLICT,
 from .kmod import (BACKEND_MOD, CORE_MOD, env_setup, FABRIC_MOD, has_module,
                    INTREE, KO, ko_path, LIO, LOAD, load, modprobe, MODULES,
                    STACK, STACKS, unload, unload_users_first)
-from .configfs import (AUTOPROBE, clean, disk, free_hba_index, hctl, leftovers,
-                       link_lun, LOOP, mk_rd, mk_target, new_wwn, scsi_present,
+from .configfs import (AUTOPROBE, clean, disk, free_hba_index, hctl, inject,
+                       inject_counter, leftovers, link_lun, LOOP, mk_rd, mk_target, new_wwn, scsi_present,
                        sd_attached, sd_off, setup_luns, sgdev, T, two_nexuses,
                        unlink_lun)
 from .targetcli import (ANSI, tcli, tcli_ok, TCLI_TIMES, tree_text)
@@ -98,7 +98,8 @@ __all__ = [
     "WRITE_PROTECT", "BACKEND_MOD", "CORE_MOD", "env_setup", "FABRIC_MOD",
     "has_module", "INTREE", "KO", "ko_path", "LIO", "LOAD", "load", "modprobe",
     "MODULES", "STACK", "STACKS", "unload", "unload_users_first", "AUTOPROBE",
-    "clean", "disk", "free_hba_index", "hctl", "leftovers", "link_lun", "LOOP",
+    "clean", "disk", "free_hba_index", "hctl", "inject", "inject_counter",
+    "leftovers", "link_lun", "LOOP",
     "mk_rd", "mk_target", "new_wwn", "scsi_present", "sd_attached", "sd_off",
     "setup_luns", "sgdev", "T", "two_nexuses", "unlink_lun", "ANSI", "tcli",
     "tcli_ok", "TCLI_TIMES", "tree_text", "be", "check", "cmd", "field",

@@ -278,3 +278,19 @@ def rescan_target(tpg, lun="-"):
         time.sleep(0.1)
     wr("/sys/class/scsi_host/host%s/scan" % host, "0 %s %s" % (tid, lun))
     return target_sdevs(tpg)
+
+
+def inject(so, **files):
+    """Write each inject/<file> of device so (its configfs directory),
+    e.g. inject(so, fault="stuck 1", delay_write_us="0")."""
+    for f, value in files.items():
+        wr(so + "/inject/" + f, value)
+
+
+def inject_counter(so, kind):
+    """inject/counters' count of kind ("stuck", "delayed"...) of so."""
+    for line in rd(so + "/inject/counters").splitlines():
+        k, n = line.split()
+        if k == kind:
+            return int(n)
+    raise AssertionError("no counter %s" % kind)

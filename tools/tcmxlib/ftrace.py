@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The kernel's function tracer, to count calls of kernel functions."""
+"""The kernel's function tracer, to count calls of kernel functions, and
+tcmx:tcmx_tmr's events."""
 import os
+import re
 
 from .host import run
 
@@ -62,3 +64,22 @@ def event_lines(event, action, filt=""):
             _put(ev + "filter", "0")
         _put("trace", "")
     return lines
+
+
+def tmr_events():
+    """The tcmx:tcmx_tmr event on, an empty buffer; returns a function
+    giving [(tmf, result, latency_ns)] of the events since."""
+    if not os.path.exists(TRACING + "trace"):
+        run("mount -t tracefs nodev " + TRACING)
+    for name, data in (("tracing_on", "0"), ("trace", ""),
+                       ("events/tcmx/tcmx_tmr/enable", "1"),
+                       ("tracing_on", "1")):
+        _put(name, data)
+
+    def events():
+        with open(TRACING + "trace") as f:
+            return [(m.group(1), int(m.group(2)), int(m.group(3)))
+                    for m in re.finditer(r"tcmx_tmr: .*tmf=(\w+) "
+                                         r"result=(-?\d+) latency_ns=(\d+)",
+                                         f.read())]
+    return events

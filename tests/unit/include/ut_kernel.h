@@ -261,6 +261,10 @@ static inline bool test_bit(unsigned int nr, const unsigned long *p) { return *p
 struct percpu_ref { long count; };
 /* seqcount: one thread, so a read never needs a retry */
 typedef struct { unsigned int sequence; } seqcount_spinlock_t;
+typedef seqcount_spinlock_t seqcount_raw_spinlock_t;
+typedef spinlock_t raw_spinlock_t;
+/* inject/'s delay timer: a type only here */
+struct hrtimer { long unused; };
 #define seqcount_spinlock_init(s, lock)	((s)->sequence = 0)
 #define write_seqcount_begin(s)		((s)->sequence++)
 #define write_seqcount_end(s)		((s)->sequence++)
@@ -290,6 +294,7 @@ static inline bool queue_work(struct workqueue_struct *wq,
 struct delayed_work { struct work_struct work; };
 struct dentry;
 typedef struct { int counter; } atomic_t;
+typedef struct { long long counter; } atomic64_t;
 
 /* configfs: just the item name */
 struct config_item { const char *ci_name; };
