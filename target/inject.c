@@ -30,6 +30,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/random.h>
 #include <linux/sysfs.h>
 #include "sanitize.h"
@@ -324,20 +325,28 @@ struct tcmx_core_dev *tcmx_inject_cd(struct config_item *item)
 }
 
 /*
- * A write's text, stripped of surrounding white space, as a C string in
- * @buf (INJECT_TEXT_MAX + 1 bytes); -EINVAL if too long, NUL or not ASCII.
+ * A write's text, without one trailing newline, as a C string in @buf
+ * (INJECT_TEXT_MAX + 1 bytes); -EINVAL if too long, NUL or not ASCII.
  */
 static int inject_text(const char *page, size_t count, char *buf)
 {
 	const char *s;
 	size_t len;
 
-	if (tcmx_cfs_strip(page, count, INJECT_TEXT_MAX,
-			   TCMX_STRIP_SPACE | TCMX_STRIP_ASCII, &s, &len))
+	if (tcmx_cfs_strip(page, count, INJECT_TEXT_MAX, TCMX_STRIP_ASCII,
+			   &s, &len))
 		return -EINVAL;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	return 0;
+}
+
+/* decimal digits only: no sign, no space, no newline */
+static int inject_u64(const char *s, u64 *val)
+{
+	if (!isdigit(*s) || s[strspn(s, "0123456789")])
+		return -EINVAL;
+	return kstrtou64(s, 10, val);
 }
 
 /* "N" or "MIN-MAX", decimal, into *@lo, *@hi (== *@lo for "N") */
@@ -347,10 +356,10 @@ static int inject_range(char *s, u64 *lo, u64 *hi)
 
 	if (dash)
 		*dash = '\0';
-	if (kstrtou64(s, 10, lo))
+	if (inject_u64(s, lo))
 		return -EINVAL;
 	*hi = *lo;
-	if (dash && kstrtou64(dash + 1, 10, hi))
+	if (dash && inject_u64(dash + 1, hi))
 		return -EINVAL;
 	return *lo <= *hi ? 0 : -EINVAL;
 }
@@ -510,13 +519,15 @@ static int inject_parse_fault(char *buf, u64 *fault)
 	char *kind = strsep(&buf, " "), *num = strsep(&buf, " ");
 	enum tcmx_inj_kind k;
 	bool ppm = false;
+	u64 v;
 	u32 n;
 
 	*fault = 0;
 	if (!strcmp(kind, "none") && !num)
 		return 0;
-	if (!num || kstrtou32(num, 10, &n) || !n)
+	if (!num || inject_u64(num, &v) || !v || v > U32_MAX)
 		return -EINVAL;
+	n = v;
 	if (buf) {
 		if (strcmp(buf, "ppm") || n > INJECT_PPM)
 			return -EINVAL;

@@ -192,6 +192,8 @@ def valid(path, value, after, ctx):
         if n is None or not (n == -1 or 0 <= n < os.cpu_count()):
             return "accepted a value that is no CPU"
         return None if after == b"%d\n" % n else "shows %r" % after
+    if "/inject/" in path and name != "sanitize_ms":
+        return inject_valid(name, value, after, ctx)
     n = number(value)
     if n is None:
         return "accepted a value that is no number"
@@ -212,6 +214,45 @@ def valid(path, value, after, ctx):
     if n > 0xffffffff:
         return "accepted %d, more than 32 bits" % n
     return None if shown == n else "shows %r" % after
+
+
+RANGE = re.compile(rb"(\d+)(?:-(\d+))?")
+FAULT = re.compile(rb"none|(?:busy|task_set_full|ua|aborted|stuck) "
+                   rb"([1-9]\d*)( ppm)?")
+
+
+def inject_valid(name, value, after, ctx):
+    """valid() for a device's inject/ files (configfs-docs): decimal
+    digits only, one trailing newline allowed."""
+    s = one_nl(value)
+    if name in ("delay_read_us", "delay_write_us"):
+        m = RANGE.fullmatch(s)
+        if not m:
+            return "accepted a delay that is no N or MIN-MAX"
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if lo > hi or hi > 60000000:
+            return "accepted delay %d-%d" % (lo, hi)
+        want = b"%d\n" % lo if lo == hi else b"%d-%d\n" % (lo, hi)
+        return None if after == want else "shows %r" % after
+    if name == "badblocks":
+        m = RANGE.fullmatch(s[1:]) if s[:1] in (b"+", b"-") else None
+        if s != b"clear" and not m:
+            return "accepted no +range, -range or clear"
+        if m and not int(m.group(1)) <= int(m.group(2) or m.group(1)) < \
+                ctx["blocks"]:
+            return "accepted a range past the end"
+        return None
+    if name == "fault":
+        m = FAULT.fullmatch(s)
+        if not m or int(m.group(1) or 1) > \
+                (1000000 if m.group(2) else 0x7fffffff):
+            return "accepted a fault that is no KIND N [ppm] or none"
+        return None if after == s + b"\n" else "shows %r" % after
+    if name == "counters":
+        return None if number(value) == 0 else "accepted a value but 0"
+    n = number(value)                   # badblocks_heal
+    return None if n in (0, 1) and after == b"%d\n" % n else \
+        "accepted %r, shows %r" % (value, after)
 
 
 def cpu_list(s):
@@ -243,6 +284,8 @@ def restore_value(path, before):
         return before.split(b"\n")[0].split(b":")[1].strip()
     if name == "company_id":
         return before.strip()
+    if name == "badblocks":             # the fuzzed devices have none
+        return b"clear"
     if before == b"":
         return b"\n"
     return before
@@ -332,7 +375,8 @@ def test_configfs_writes_accepted_or_refused_once(stack, dmesg):
         bare = "%s/%s/tpgt_1" % (LOOP, new_wwn())
         os.makedirs(bare)
         ctx = dict(groups={"default_tg_pt_gp", "g1"},
-                   hw_max_sectors=int(rd(ex + "/attrib/hw_max_sectors")))
+                   hw_max_sectors=int(rd(ex + "/attrib/hw_max_sectors")),
+                   blocks=16 * MiB // 512)
         skip = [io_so + "/", os.path.dirname(io_tpg) + "/"]
         files = writable(T, skip)
         for must in (T + "/dbroot", ex + "/control", ex + "/enable",
