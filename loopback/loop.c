@@ -226,7 +226,8 @@ static int loop_slave_alloc(struct scsi_device *sdev)
  * for the core to finish it (a backend holding it, or inject/fault stuck
  * does), up to LOOP_ABORT_MS; the midlayer, which owns a timed-out command,
  * drops the late completion and retries the command or escalates to the
- * resets, which wait again (LOOP_DRAIN_MS each).
+ * resets, which wait again (LOOP_DRAIN_MS each; the host reset, the last,
+ * for as long as the core holds a command).
  */
 static bool loop_cmd_released(struct scsi_cmnd *sc)
 {
@@ -297,8 +298,17 @@ static bool loop_count_held(struct scsi_cmnd *sc, void *data)
 	return true;
 }
 
-/* Wait until the core has released every command of @sdev (or the host). */
-static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev)
+/*
+ * Wait until the core has released every command of @sdev (or the host).
+ * The host reset (@last) is the midlayer's last resort: should it fail,
+ * the midlayer would take back the commands the core still holds and
+ * reuse their memory.  So it never does: it waits as long as the core
+ * holds one, which is bounded (a delay or a backend's wait is at most a
+ * minute or two; what is held until an abort was aborted above), and
+ * says so every LOOP_DRAIN_MS.
+ */
+static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev,
+		      bool last)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(LOOP_DRAIN_MS);
 	struct loop_busy busy = { .sdev = sdev };
@@ -310,9 +320,12 @@ static int loop_drain(struct Scsi_Host *shost, struct scsi_device *sdev)
 			break;
 		if (time_after(jiffies, deadline)) {
 			shost_printk(KERN_WARNING, shost,
-				     "%u command(s) still in the target core, reset failed\n",
-				     busy.held);
-			return FAILED;
+				     "%u command(s) still in the target core, %s\n",
+				     busy.held,
+				     last ? "waiting" : "reset failed");
+			if (!last)
+				return FAILED;
+			deadline = jiffies + msecs_to_jiffies(LOOP_DRAIN_MS);
 		}
 		msleep(20);
 	}
@@ -355,7 +368,7 @@ static void loop_reset_ua(struct Scsi_Host *shost, unsigned int id, u64 lun)
 static int loop_eh_device_reset(struct scsi_cmnd *sc)
 {
 	u64 start = ktime_get_ns();
-	int ret = loop_drain(sc->device->host, sc->device);
+	int ret = loop_drain(sc->device->host, sc->device, false);
 
 	if (ret == SUCCESS)
 		loop_reset_ua(sc->device->host, sc->device->id,
@@ -368,7 +381,7 @@ static int loop_eh_device_reset(struct scsi_cmnd *sc)
 static int loop_eh_target_reset(struct scsi_cmnd *sc)
 {
 	u64 start = ktime_get_ns();
-	int ret = loop_drain(sc->device->host, NULL);
+	int ret = loop_drain(sc->device->host, NULL, false);
 
 	if (ret == SUCCESS)
 		loop_reset_ua(sc->device->host, sc->device->id, TCMX_ALL_LUNS);
@@ -377,15 +390,26 @@ static int loop_eh_target_reset(struct scsi_cmnd *sc)
 }
 
 /* every I_T nexus of the host (one per TPG): a bus or a host reset */
-static int loop_eh_host_reset(struct scsi_cmnd *sc)
+static int loop_reset_all(struct scsi_cmnd *sc, bool last)
 {
 	u64 start = ktime_get_ns();
-	int ret = loop_drain(sc->device->host, NULL);
+	int ret = loop_drain(sc->device->host, NULL, last);
 
 	if (ret == SUCCESS)
 		loop_reset_ua(sc->device->host, LOOP_MAX_TPGT, TCMX_ALL_LUNS);
 	loop_trace_tmr(sc, TCMX_TMF_NEXUS_LOSS, ret, start);
 	return ret;
+}
+
+static int loop_eh_bus_reset(struct scsi_cmnd *sc)
+{
+	return loop_reset_all(sc, false);
+}
+
+/* the last handler: it does not fail (loop_drain()) */
+static int loop_eh_host_reset(struct scsi_cmnd *sc)
+{
+	return loop_reset_all(sc, true);
 }
 
 static struct scsi_host_template loop_sht = {
@@ -399,7 +423,7 @@ static struct scsi_host_template loop_sht = {
 	.eh_abort_handler	= loop_eh_abort,
 	.eh_device_reset_handler = loop_eh_device_reset,
 	.eh_target_reset_handler = loop_eh_target_reset,
-	.eh_bus_reset_handler	= loop_eh_host_reset,
+	.eh_bus_reset_handler	= loop_eh_bus_reset,
 	.eh_host_reset_handler	= loop_eh_host_reset,
 	.this_id		= -1,
 	.sg_tablesize		= SG_MAX_SEGMENTS,

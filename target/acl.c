@@ -107,18 +107,34 @@ static void tcmx_map_gone(struct tcmx_nexus *n, u64 id)
 		WRITE_ONCE(n->map_stats[id], NULL);
 	}
 	xa_erase(&n->luns, id);
+	/*
+	 * xa_erase() clears the mark before the slot: a command that found
+	 * the entry may test it in between and be held after the pass of
+	 * tcmx_map_pre_unmap().  This pass finds it; one that tests the
+	 * entry after this pass sees it gone (sanitize.c).
+	 */
+	tcmx_parked_abort_entry(n, id);
 	/* its I_T_L nexus's state, once no new command finds the entry */
 	tcmx_itl_del(n, id);
 }
 
-static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
+/*
+ * Entry @id of @n, marked going: what the core holds for it comes back,
+ * then the fabric's ->pre_unmap(), which may wait for its commands.
+ */
+static void tcmx_map_pre_unmap(struct tcmx_nexus *n, u64 id)
 {
 	const struct tcmx_fabric_ops *ops = n->tpg->ops;
 
-	tcmx_map_going(n, id);
 	tcmx_parked_abort_entry(n, id);
 	if (ops->pre_unmap)
 		ops->pre_unmap(n, id);
+}
+
+static void tcmx_map_drop(struct tcmx_nexus *n, u64 id)
+{
+	tcmx_map_going(n, id);
+	tcmx_map_pre_unmap(n, id);
 	tcmx_map_gone(n, id);
 }
 
@@ -225,7 +241,6 @@ static struct tcmx_nexus *tcmx_lun_next_going(struct tcmx_tpg *tpg,
  */
 void tcmx_lun_unmap(struct tcmx_lun *lun)
 {
-	const struct tcmx_fabric_ops *ops = lun->tpg->ops;
 	struct tcmx_nexus *n;
 	unsigned long id;
 	void *cur;
@@ -239,10 +254,7 @@ void tcmx_lun_unmap(struct tcmx_lun *lun)
 			}
 	while ((n = tcmx_lun_next_going(lun->tpg, lun, &id))) {
 		mutex_unlock(&tcmx_cfs_mutex);
-		/* ->pre_unmap() may wait for what the core holds */
-		tcmx_parked_abort_entry(n, id);
-		if (ops->pre_unmap)
-			ops->pre_unmap(n, id);
+		tcmx_map_pre_unmap(n, id);
 		mutex_lock(&tcmx_cfs_mutex);
 		tcmx_map_gone(n, id);
 		WRITE_ONCE(n->unmapping, n->unmapping - 1);

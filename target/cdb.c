@@ -12,7 +12,7 @@
  * tcmx_cdb_init() checks them, turns each usage mask into words of bits to
  * reject, chains the service actions of one opcode, and fills the index;
  * from then on the table is read-only.  tcmx_cdb_row() (tcmx_core.h) finds
- * a CDB's row; tcmx_submit_cmd() (transport.c) takes it through the gate
+ * a CDB's row; tcmx_submit_cmd() (submit.c) takes it through the gate
  * and here, then runs it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

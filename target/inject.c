@@ -17,12 +17,14 @@
  *
  * Inside tcmx_inject_rw(), in order: a fault (the command does no I/O),
  * a bad block in the command's range, the backend's I/O, then the delay:
- * the status is handed back from an hrtimer (tcmx_complete_delayed()).  A
- * write the backend deferred comes back through tcmx_complete_cmd(), which
- * starts the delay then: cmd->delay_us, set before the backend runs, says
- * it is owed.  A stuck
- * command is held on sanitize.c's list of held commands, where every
- * abort path finds it.
+ * tcmx_complete_cmd() hands the status back from an hrtimer while
+ * cmd->delay_us, set before the backend runs, says it is owed (so also
+ * for a write the backend deferred).  A READ or WRITE that the write
+ * exclusion defers (submit.c) gets the same verdict before it waits.
+ * A stuck command is held on sanitize.c's list of held commands, where
+ * every abort path finds it.  A delayed one is not: its I/O is done, and
+ * a fence (PREEMPT AND ABORT, an unlink) waits for it, as for a disk's
+ * slow command; the delay is at most a minute.
  *
  * The bad block list is sorted, its ranges joined when they touch, and read
  * without a lock under a seqcount; its writers (configfs, a healing WRITE)
@@ -258,17 +260,21 @@ static enum tcmx_status inject_fault(struct tcmx_cmd *cmd,
 
 /* ---- the device's execute_rw while something is programmed -------------- */
 
-enum tcmx_status tcmx_inject_rw(struct tcmx_cmd *cmd)
+/*
+ * The program's verdict on @cmd, not pinned yet: a status of its own (a
+ * fault, a bad block; TCMX_DEFERRED: stuck), or TCMX_GOOD with
+ * cmd->delay_us the delay of its completion (0: none).  Set before the
+ * backend runs: a write it defers may complete before it returns, and
+ * tcmx_complete_cmd() delays it then.
+ */
+static enum tcmx_status inject_verdict(struct tcmx_cmd *cmd,
+				       struct tcmx_inject *inj)
 {
-	struct tcmx_inject *inj = &tcmx_core(cmd->dev)->inject;
 	bool write = cmd->desc->dir == DMA_TO_DEVICE;
 	u64 fault = READ_ONCE(inj->fault);
 	enum tcmx_status status;
 	u32 us;
 
-	/* only from tcmx_submit_cmd(): the command is not pinned yet */
-	if (WARN_ON_ONCE(cmd->pinned))
-		return inj->backend_rw(cmd);
 	if (fault && inject_fault_hits(inj, fault))
 		return inject_fault(cmd, inj, fault >> FAULT_KIND_SHIFT);
 	if (READ_ONCE(inj->nr_bad)) {
@@ -277,20 +283,44 @@ enum tcmx_status tcmx_inject_rw(struct tcmx_cmd *cmd)
 			return status;
 	}
 	us = inject_pick_delay(READ_ONCE(inj->delay[write]));
-	if (!us)
+	if (us) {
+		inject_count(cmd, inj, TCMX_INJ_DELAYED, us);
+		cmd->delay_us = us;
+	}
+	return TCMX_GOOD;
+}
+
+enum tcmx_status tcmx_inject_rw(struct tcmx_cmd *cmd)
+{
+	struct tcmx_inject *inj = &tcmx_core(cmd->dev)->inject;
+	enum tcmx_status status;
+
+	/* only from tcmx_submit_cmd(): the command is not pinned yet */
+	if (WARN_ON_ONCE(cmd->pinned))
 		return inj->backend_rw(cmd);
-	inject_count(cmd, inj, TCMX_INJ_DELAYED, us);
-	/*
-	 * Set first: a write the backend defers may complete before the
-	 * call returns; tcmx_complete_cmd() delays it then.
-	 */
-	cmd->delay_us = us;
-	status = inj->backend_rw(cmd);
-	if (status == TCMX_DEFERRED)
+	status = inject_verdict(cmd, inj);
+	if (status != TCMX_GOOD)
 		return status;
+	status = inj->backend_rw(cmd);
+	/* deferred: the command may be complete already, touch nothing */
+	if (status == TCMX_DEFERRED || !cmd->delay_us)
+		return status;
+	/* done inline: handed back cmd->delay_us from now */
 	tcmx_cmd_pin(cmd);
-	tcmx_complete_delayed(cmd, status);
+	tcmx_complete_cmd(cmd, status);
 	return TCMX_DEFERRED;
+}
+
+/*
+ * A READ or WRITE that the write exclusion sends to tcmx_excl_rw()
+ * (submit.c) bypasses execute_rw: the program's verdict, when one is
+ * set, comes first there.
+ */
+enum tcmx_status tcmx_inject_excl(struct tcmx_cmd *cmd)
+{
+	if (cmd->execute != tcmx_inject_rw)
+		return TCMX_GOOD;
+	return inject_verdict(cmd, &tcmx_core(cmd->dev)->inject);
 }
 
 /* under inj->mutex: the device's execute_rw for its program */
@@ -423,20 +453,16 @@ static ssize_t tcmx_inject_badblocks_show(struct config_item *item,
 					  char *page)
 {
 	struct tcmx_inject *inj = &tcmx_inject_cd(item)->inject;
+	unsigned long flags;
 	unsigned int i;
 	ssize_t len = 0;
 
-	mutex_lock(&inj->mutex);	/* against another writer only */
-	for (i = 0; i < READ_ONCE(inj->nr_bad); i++) {
-		unsigned int seq = read_seqcount_begin(&inj->bad_seq);
-		struct tcmx_inject_range r = inj->bad[i];
-
-		if (read_seqcount_retry(&inj->bad_seq, seq) ||
-		    i >= READ_ONCE(inj->nr_bad))
-			break;	/* a WRITE healed meanwhile: what was read */
-		len += sysfs_emit_at(page, len, "%llu-%llu\n", r.start, r.end);
-	}
-	mutex_unlock(&inj->mutex);
+	/* one list, as it was at one time: a healing WRITE may shift it */
+	raw_spin_lock_irqsave(&inj->bad_lock, flags);
+	for (i = 0; i < inj->nr_bad; i++)
+		len += sysfs_emit_at(page, len, "%llu-%llu\n",
+				     inj->bad[i].start, inj->bad[i].end);
+	raw_spin_unlock_irqrestore(&inj->bad_lock, flags);
 	return len;
 }
 

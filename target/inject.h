@@ -61,13 +61,13 @@ struct tcmx_core_dev;
 /*
  * inject.c: <dev>/inject/ (tcmx_inject_dev_init() at the device's making,
  * tcmx_inject_enable() once its backend set execute_rw); tcmx_inject_rw()
- * is execute_rw while something is programmed.
+ * is execute_rw while something is programmed; tcmx_inject_excl(), its
+ * verdict for a READ or WRITE the write exclusion defers (TCMX_GOOD: go on).
  */
 void tcmx_inject_dev_init(struct tcmx_dev *dev);
 void tcmx_inject_enable(struct tcmx_dev *dev);
 enum tcmx_status tcmx_inject_rw(struct tcmx_cmd *cmd);
+enum tcmx_status tcmx_inject_excl(struct tcmx_cmd *cmd);
 struct tcmx_core_dev *tcmx_inject_cd(struct config_item *item);
-/* transport.c: hand @cmd back, pinned, with @status cmd->delay_us from now */
-void tcmx_complete_delayed(struct tcmx_cmd *cmd, enum tcmx_status status);
 
 #endif /* TCMX_INJECT_H */

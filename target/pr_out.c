@@ -51,6 +51,7 @@
 #define PRO_TIDS		28	/* SPEC_I_PT: after their length */
 #define PRO_MAX_PARAM_LEN	8192	/* ~300 TransportIDs */
 #define PR_ABORT_WARN		(30 * HZ)	/* then each time again */
+#define PR_ABORT_POLL		(HZ / 10)	/* abort what was held since */
 
 /* @nx's registration, if any (pr_lock) */
 static struct tcmx_pr_reg *pr_nx_find(struct tcmx_dev *dev,
@@ -488,6 +489,7 @@ static void pr_abort_hold(struct tcmx_cmd *cmd, struct pr_out *o,
  */
 static void pr_abort_wait(struct tcmx_dev *dev, struct pr_out *o)
 {
+	unsigned long warn = jiffies + PR_ABORT_WARN;
 	struct tcmx_itl *itl;
 	int self;
 	u32 i;
@@ -496,15 +498,25 @@ static void pr_abort_wait(struct tcmx_dev *dev, struct pr_out *o)
 	for (i = 0; i < o->nheld; i++) {
 		itl = o->held[i];
 		self = itl == o->own;
-		/* a SANITIZE the core holds for the preempted nexus: aborted */
-		if (!self)
-			tcmx_parked_abort_itl(itl);
-		while (!wait_var_event_timeout(&itl->deferred,
-					       atomic_read(&itl->deferred) <=
-					       self, PR_ABORT_WARN))
-			pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of a preempted I_T nexus\n",
-				tcmx_dev_name(dev),
-				atomic_read(&itl->deferred) - self);
+		/*
+		 * What the core holds for a preempted nexus (a SANITIZE, a
+		 * stuck command; never this PERSISTENT RESERVE OUT) is
+		 * aborted, again each time: a READ the reservation lets
+		 * through may be held after the first pass.
+		 */
+		for (;;) {
+			tcmx_parked_abort_itl(itl, !self);
+			if (wait_var_event_timeout(&itl->deferred,
+						   atomic_read(&itl->deferred) <=
+						   self, PR_ABORT_POLL))
+				break;
+			if (time_after(jiffies, warn)) {
+				pr_warn("%s: PREEMPT AND ABORT: waiting for %d command(s) of a preempted I_T nexus\n",
+					tcmx_dev_name(dev),
+					atomic_read(&itl->deferred) - self);
+				warn = jiffies + PR_ABORT_WARN;
+			}
+		}
 		tcmx_itl_put(itl);
 	}
 	o->nheld = 0;

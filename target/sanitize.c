@@ -168,14 +168,23 @@ enum tcmx_status tcmx_sanitize_begin(struct tcmx_cmd *cmd)
 }
 
 /*
- * Whether the LUN the command pinned is being drained: then the command
- * is not held, as the drain would wait for it.  (A nexus's end and
+ * Whether the LUN the command pinned is being drained, or the map entry
+ * it came through is going or gone (another LUN, or the same one mapped
+ * again with a new I_T_L nexus): then the command is not held, as the
+ * drain or the entry's end would wait for it.  acl.c searches the list
+ * for the entry's commands once it is marked going and once it is erased,
+ * so a command held before either pass is found by it, and one that tests
+ * this after it sees the mark or the erasure.  (A nexus's end and
  * PREEMPT AND ABORT search the list again while they wait.)
  */
 static bool parked_would_block(struct tcmx_cmd *cmd)
 {
+	struct tcmx_nexus *n = cmd->nexus;
+
 	return percpu_ref_is_dying(&cmd->lun->ref) ||
-	       xa_get_mark(&cmd->nexus->luns, cmd->lun_id, TCMX_MAP_GOING);
+	       xa_get_mark(&n->luns, cmd->lun_id, TCMX_MAP_GOING) ||
+	       tcmx_map_lun(xa_load(&n->luns, cmd->lun_id)) != cmd->lun ||
+	       !cmd->itl || xa_load(&n->itls, cmd->lun_id) != cmd->itl;
 }
 
 enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
@@ -207,7 +216,8 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 /*
  * inject/fault stuck: hold @cmd, pinned, until task management or a
  * teardown path aborts it.  False, and nothing held, on a LUN being
- * drained.  Any context.
+ * drained or a map entry going.  From ->execute_rw's context (process or
+ * softirq; parked_lock is a sleeping lock on PREEMPT_RT).
  */
 bool tcmx_park_stuck(struct tcmx_cmd *cmd)
 {
@@ -255,18 +265,25 @@ void tcmx_parked_abort_lun(struct tcmx_lun *lun)
 }
 
 /*
- * Map entry @id of @n is going (acl.c, before ->pre_unmap(), which may
- * wait for the entry's commands): its held commands come back, and none
- * is held from now on (parked_would_block() sees the entry's mark).
+ * Map entry @id of @n is going (acl.c: before ->pre_unmap(), which may
+ * wait for the entry's commands, and again once it is erased): its held
+ * commands come back, and none is held after the second pass
+ * (parked_would_block() sees the mark, or the entry gone).
  */
 void tcmx_parked_abort_entry(struct tcmx_nexus *n, u64 id)
 {
 	parked_release(PARKED_ENTRY, n, id, PARKED_ABORTED);
 }
 
-void tcmx_parked_abort_itl(struct tcmx_itl *itl)
+/*
+ * PREEMPT AND ABORT: @itl's held commands; those of another I_T nexus
+ * than the preempting one (@other) with TASK ABORTED while TAS is 1.
+ */
+void tcmx_parked_abort_itl(struct tcmx_itl *itl, bool other)
 {
-	parked_abort(PARKED_ITL, itl);
+	parked_release(PARKED_ITL, itl, 0,
+		       other && READ_ONCE(itl->dev->attrib.emulate_tas) ?
+		       PARKED_TASK_ABORTED : PARKED_ABORTED);
 }
 
 /*

@@ -20,7 +20,7 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 void tcmx_parked_abort_nexus(struct tcmx_nexus *n);
 void tcmx_parked_abort_lun(struct tcmx_lun *lun);
 void tcmx_parked_abort_entry(struct tcmx_nexus *n, u64 id);
-void tcmx_parked_abort_itl(struct tcmx_itl *itl);
+void tcmx_parked_abort_itl(struct tcmx_itl *itl, bool other);
 void tcmx_parked_abort_dev(struct tcmx_dev *dev);
 bool tcmx_park_stuck(struct tcmx_cmd *cmd);
 ssize_t tcmx_sanitize_ms_show(struct tcmx_core_dev *cd, char *page);

@@ -42,7 +42,7 @@
  * device its index, unique among the devices that exist.
  *
  * A mapped LUN counts the commands that reach it through the mapping per
- * CPU (m->stats.counters, by the fast path, transport.c), from the making of its
+ * CPU (m->stats.counters, by the fast path, submit.c), from the making of its
  * symlink on, as in-tree; its "inst" is the fabric's instance index and
  * its session's "indx" the fabric's session index (1 for a fabric that
  * has none, as tcm_loop); "port" is the TPG's tag, "indx"/"port_auth_indx"

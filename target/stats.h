@@ -14,7 +14,7 @@ struct tcmx_mapped_lun;
  * statistics/ with scsi_auth_intr/ and scsi_att_intr_port/, and the
  * per-CPU counters of the commands that reached the LUN through the
  * mapping (mapped numbers below TCMX_LUN_MAP; the fast path counts them,
- * transport.c), restarted with created when its symlink is made, as
+ * submit.c), restarted with created when its symlink is made, as
  * in-tree.
  */
 struct tcmx_mapped_stats {

@@ -632,7 +632,7 @@ static inline const char *tcmx_wwn_name(struct tcmx_wwn *wwn)
 	return config_item_name(&wwn->group.cg_item);
 }
 
-/* transport.c */
+/* submit.c; sanitize.c; transport.c */
 bool tcmx_submit_cmd(struct tcmx_cmd *cmd);
 /*
  * sanitize.c, for a fabric's task management: @cmd, submitted and not yet

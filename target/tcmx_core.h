@@ -21,10 +21,10 @@
  *   alua_cmd.c   the ALUA state table; states enforced (through the gate),
  *                a group's change of state, REPORT and SET TARGET PORT
  *                GROUPS
- *   transport.c  command life cycle: submit (LUN, row, gate, decode,
- *                exclusion, execute, top to bottom), complete, LUN lookup,
- *                tcmx_defer() and the core's workqueue; the tracepoints
- *                (trace.h)
+ *   submit.c     a command's way in: LUN lookup, row, gate, decode,
+ *                exclusion, execute, top to bottom
+ *   transport.c  its end (inline or complete), tcmx_defer() and the core's
+ *                workqueue, inject/'s delay; the tracepoints (trace.h)
  *   cdb.c        the command table's index and its one CDB decoder (rows
  *                checked against usage masks, READ/WRITE set up for the
  *                backend); REPORT SUPPORTED OPERATION CODES and TASK
@@ -343,7 +343,7 @@ void tcmx_stats_fold(struct tcmx_stats *total,
  * Each file keeps its rows beside its code; tcmx_cdb_init() indexes them by
  * opcode.
  *
- * On the fast path tcmx_submit_cmd() (transport.c) finds the row with one
+ * On the fast path tcmx_submit_cmd() (submit.c) finds the row with one
  * indexed load (tcmx_cdb_row()), passes it through the gate only while
  * dev->gate is set, and tcmx_parse_cdb() checks the CDB against it
  * (reserved bits, direction, LUN), decodes the LBA and transfer length by
@@ -564,21 +564,18 @@ enum tcmx_status tcmx_ua_check(struct tcmx_cmd *cmd,
  * blocks, nor be read in part.  Such a command holds cd->excl_mutex
  * between tcmx_excl_begin() and tcmx_excl_end(): it publishes a window
  * over its range and sets TCMX_GATE_EXCL, waiting for an RCU grace period
- * only when the bit was clear or the window grows (excl.c says why that
- * is enough), so that every inline READ or WRITE(6/10/12/16) either
- * finished before it or, once decoded, is found by tcmx_excl_waits();
- * tcmx_submit_cmd() then runs it in a worker through tcmx_excl_rw()
- * (sbc_integrity.c), after the holder.  Every other write-type row (WRITE
- * SAME, UNMAP, FORMAT UNIT, SANITIZE, EXTENDED COPY, WRITE AND VERIFY,
- * ...) does its medium access in its deferred ->execute between
- * tcmx_excl_lock() and tcmx_excl_unlock() (process context, sleeps;
- * @lba/@nr name the range, for a finer lock later); so do the rows that
- * read the medium through the block ops (VERIFY's compares, EXTENDED
- * COPY's source reads): like a READ, they never see part of a holder's
- * write.  Commands rd_mcp
- * deferred itself for allocation take the mutex through
- * tcmx_excl_resume() when a window overlaps them.  tcmx_excl_init() and
- * tcmx_excl_destroy() (device.c) set up and tear down a device's.
+ * only when the bit was clear or the window grows (excl.c says why), so
+ * that every inline READ or WRITE either finished before it or, decoded,
+ * is found by tcmx_excl_waits(); tcmx_submit_cmd() then runs it after the
+ * holder, in a worker (tcmx_excl_rw(), sbc_integrity.c; inject/'s verdict
+ * first).  Every other write-type row (WRITE SAME, UNMAP, FORMAT UNIT,
+ * SANITIZE, EXTENDED COPY, ...) accesses the medium in its deferred
+ * ->execute between tcmx_excl_lock() and tcmx_excl_unlock() (process
+ * context; @lba/@nr name the range, for a finer lock later); so do the
+ * rows that read it through the block ops (VERIFY, EXTENDED COPY's
+ * source): like a READ, they never see part of a holder's write.  rd_mcp's
+ * own deferred commands take the mutex through tcmx_excl_resume() when a
+ * window overlaps them.  tcmx_excl_init(), tcmx_excl_destroy(): device.c.
  */
 void tcmx_excl_init(struct tcmx_core_dev *cd);
 void tcmx_excl_destroy(struct tcmx_core_dev *cd);
@@ -629,11 +626,11 @@ struct tcmx_itl {
 };
 
 /*
- * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for entry @id
- * (LUN @lun, linked), with POWER ON pending, before acl.c publishes the
- * entry (NULL without memory); tcmx_itl_del() ends it once the entry is
- * unpublished, a registered one in tcmx_wq (tcmx_cfs_mutex held for both,
- * neither waits for commands).  tcmx_cmd_itl(): the state
+ * itl.c and ua.c: the I_T_L nexuses.  tcmx_itl_add() makes @n's state for
+ * entry @id (LUN @lun, linked), with POWER ON pending, before acl.c
+ * publishes the entry (NULL without memory); tcmx_itl_del() ends it once
+ * the entry is unpublished, a registered one in tcmx_wq (tcmx_cfs_mutex
+ * held for both, neither waits for commands).  tcmx_cmd_itl(): the state
  * of @cmd's I_T_L nexus, in an RCU read-side section (NULL: none).
  * tcmx_itl_lock guards the queues and, with pr_mutex, every device's itls
  * (either lock holds the list still: pr.c walks it under pr_mutex).
@@ -646,13 +643,12 @@ struct tcmx_itl *tcmx_cmd_itl(struct tcmx_cmd *cmd);
 
 /*
  * ua.c: establish a unit attention: for one I_T_L nexus (tcmx_ua_itl();
- * _locked with tcmx_itl_lock held); for every I_T nexus through a LUN
- * that exports @dev; for those through every linked LUN of a TPG but
- * @except (tcmx_cfs_mutex); for every I_T nexus to a device but those
- * through @except (cd->lock), or but the one @cmd came on
- * (tcmx_ua_dev_others(), cd->lock).  Take the highest priority one of a
- * command's I_T_L nexus (REQUEST SENSE, and the gate); drop those of a
- * LUN's I_T nexuses as it leaves cd->luns.
+ * _locked with tcmx_itl_lock held); for every I_T nexus through a LUN that
+ * exports @dev; for those through every linked LUN of a TPG but @except
+ * (tcmx_cfs_mutex); for every I_T nexus to a device but those through
+ * @except (cd->lock), or but the one @cmd came on (tcmx_ua_dev_others(),
+ * cd->lock).  Take the highest priority one of a command's I_T_L nexus
+ * (REQUEST SENSE, and the gate); drop those of a LUN's as it leaves.
  */
 void tcmx_ua_itl(struct tcmx_itl *itl, enum tcmx_sense code);
 void tcmx_ua_itl_locked(struct tcmx_itl *itl, enum tcmx_sense code);
@@ -686,8 +682,8 @@ static inline u32 tcmx_atomic_max_blocks(const struct tcmx_dev *dev)
  * check while TCMX_GATE_PR is set (any context: TCMX_GOOD or
  * TCMX_CONFLICT); a new device's state (before it is visible); a LUN
  * leaving cd->luns drops its registration and reservations, and the echo
- * buffer data it wrote (cd->lock
- * held, the LUN drained); a LUN just linked takes up the registrations
+ * buffer data it wrote (cd->lock held, the LUN drained); a LUN just
+ * linked takes up the registrations
  * pr/res_aptpl_metadata restored for its nexus; a device's end frees
  * those still waiting (pr_aptpl.c); pr/res_aptpl_metadata's store
  * (pr_aptpl.c).
@@ -721,8 +717,12 @@ void tcmx_ua_dev_init(struct tcmx_dev *dev);
 /* pr_cfs.c: <dev>/pr/ */
 extern const struct config_item_type tcmx_pr_cfs_type;
 
-/* transport.c: the core's workqueue for tcmx_defer() and device drops */
+/*
+ * transport.c: the core's workqueue for tcmx_defer() and device drops;
+ * every command's end (statistics, trace, odd statuses), submit.c's too
+ */
 extern struct workqueue_struct *tcmx_wq;
+void tcmx_finish_cmd(struct tcmx_cmd *cmd, enum tcmx_status status);
 int tcmx_transport_init(void);
 void tcmx_transport_exit(void);
 

@@ -91,6 +91,8 @@ TIER_CORE_LEAVES_OUT = {
     "test_inject::test_ext4_under_delays_and_busy",
     "test_inject::test_inject_tracepoint",
     "test_inject::test_nothing_programmed_costs_nothing",
+    "test_inject::test_verdict_inside_the_write_exclusion",
+    "test_task_management::test_host_reset_waits_for_what_the_core_holds",
 }
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, be, kcq, rd, rw_cdb, sgio, wr
+from tcmxlib import MiB, be, kcq, rw_cdb, sgio, wr
 
 MISCOMPARE = (0xe, 0x1d, 0x00)
 BS = 512

@@ -775,6 +775,56 @@ def test_nothing_programmed_costs_nothing(sg_lun):
     assert calls() == 0
 
 
+def caw(lba):
+    """COMPARE AND WRITE of one block at lba, zeros for zeros."""
+    return b"\x89\x00" + struct.pack(">Q", lba) + b"\x00" * 3 + \
+        b"\x01\x00\x00"
+
+
+def test_verdict_inside_the_write_exclusion(sg_lun):
+    """A READ or WRITE that overlaps a COMPARE AND WRITE just done (the
+    write exclusion: its window lingers 20 ms after the holder, and a
+    command that overlaps it runs after it, in a worker) gets inject/'s
+    verdict as any other: a bad block's 03/11/00 and 03/0C/00 (nothing
+    written, each counted), a fault's 0B/00/00, a delay (counted). It
+    used to bypass inject/ there (GOOD, data read or written). The
+    function tracer shows that some of them did take that way
+    (tcmx_inject_excl())."""
+    from tcmxlib.ftrace import function_calls
+    lun = sg_lun
+    lun.put("badblocks", "+100")
+    rounds = 10
+    aborted = []
+
+    def overlapping():
+        for _ in range(rounds):
+            lun.good(caw(100), dout=bytes(2 * BS))
+            lun.medium(r10(100, 1), MEDIUM_READ, 100, n=1)
+            lun.good(caw(100), dout=bytes(2 * BS))
+            lun.medium(w10(100, 1), MEDIUM_WRITE, 100, dout=b"\xee" * BS)
+        lun.put("badblocks", "clear")
+        lun.put("fault", "aborted 1")
+        for _ in range(rounds):
+            lun.good(caw(100), dout=bytes(2 * BS))
+            st, sense, _, _ = lun.cmd(r10(100, 1), din=BS)
+            aborted.append((st, kcq(sense)))
+        lun.put("fault", "none")
+        lun.put("delay_read_us", "1000")
+        for _ in range(rounds):
+            lun.good(caw(100), dout=bytes(2 * BS))
+            assert lun.read(100, 1) == bytes(BS)
+        lun.put("delay_read_us", "0")
+
+    calls = function_calls(["tcmx_inject_excl"], overlapping)
+    print("tcmx_inject_excl calls: %s" % calls)
+    assert calls["tcmx_inject_excl"] >= 1, calls
+    assert aborted == [(CHECK, COMMAND_ABORTED)] * rounds, aborted
+    c = lun.counters()
+    assert (c["badblock_read"], c["badblock_write"], c["aborted"],
+            c["delayed"]) == (rounds,) * 4, c
+    assert lun.read(100, 1) == bytes(BS)
+
+
 @pytest.mark.parametrize("fault,every", [
     ("busy 8", 8), ("task_set_full 8", 8), ("ua 16", 16),
     ("aborted 16", 16), ("busy 100000 ppm", None)])

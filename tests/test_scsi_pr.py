@@ -694,6 +694,76 @@ def test_preempt_and_abort_aborts_a_stuck_write(two):
     assert prout(a, 3, key=0xa) == (GOOD, None)
 
 
+def test_preempt_and_abort_aborts_what_is_held_while_it_waits(two):
+    """A's PREEMPT AND ABORT of B's key waits for B's write, whose
+    completion is delayed (inject/delay_write_us); meanwhile B, no longer
+    registered, sends a READ (the reservation, WRITE EXCLUSIVE REGISTRANTS
+    ONLY, lets reads through) that fault stuck holds. The fence aborts
+    what is held for B again while it waits: it completes right after the
+    write, and the READ comes back aborted (it used to wait for the
+    READ's own timeout: the fence aborted only once, before it waited)."""
+    import threading
+    a, b, so = two["a"], two["b"], two["so"]
+    assert prout(a, 0, sa_key=0xa) == (GOOD, None)
+    assert prout(b, 0, sa_key=0xb) == (GOOD, None)
+    assert prout(a, 1, key=0xa, type_=WE_RO) == (GOOD, None)
+    fence, read = {}, {}
+
+    def preempt():
+        fence["result"] = preempt_and_abort(a, 0xa, 0xb)
+        fence["at"] = time.monotonic()
+
+    def read_b():
+        fd = os.open(b, os.O_RDWR)
+        try:
+            st, sense, _, _ = tcmxlib.sgio(fd, READ10, din=512,
+                                           timeout_ms=60000)
+        finally:
+            os.close(fd)
+        read["result"] = (time.monotonic(), st, kcq(sense))
+
+    stuck = tcmxlib.inject_counter(so, "stuck")
+    tw, done = held_write(so, b, b"\xbb", 10000)
+    tp = threading.Thread(target=preempt)
+    tr = threading.Thread(target=read_b)
+    try:
+        tp.start()
+        # B hears of the preemption (then its READ reaches the LUN)
+        end, uas = time.monotonic() + 10, []
+        while REG_PREEMPTED not in uas and time.monotonic() < end:
+            uas += tcmxlib.ua_clear(b)
+            time.sleep(0.05)
+        assert uas == [REG_PREEMPTED], uas
+        tcmxlib.inject(so, fault="stuck 1")
+        tr.start()
+        end = time.monotonic() + 10
+        while tcmxlib.inject_counter(so, "stuck") == stuck and \
+                time.monotonic() < end:
+            time.sleep(0.05)
+        tcmxlib.inject(so, fault="none")
+        held = "at" not in fence and "write" not in done
+        tw.join(60)
+        tp.join(90)
+        tr.join(90)
+    finally:
+        tcmxlib.inject(so, fault="none")
+        if tr.is_alive():
+            tcmxlib.run(["sg_reset", "-d", b], check=False)
+        for t in (tw, tp, tr):
+            t.join(30)
+    assert tcmxlib.inject_counter(so, "stuck") == stuck + 1
+    assert held, "the fence or the write ended before the READ was held"
+    assert fence["result"][0] == GOOD, fence
+    assert done["write"][1] == GOOD
+    assert fence["at"] - done["write"][0] < 5, \
+        "PREEMPT AND ABORT ended %.1f s after B's write" % (
+            fence["at"] - done["write"][0])
+    assert read["result"][1:] in ((0x40, None), (CHECK, (0xb, 0, 0))), read
+    assert read["result"][0] - fence["at"] < 5, (read, fence)
+    assert prin(a, 0)[4:16] == (8).to_bytes(4, "big") + keys(0xa)
+    assert prout(a, 3, key=0xa) == (GOOD, None)
+
+
 def test_emulate_pr_off_stops_enforcing_a_reservation(two):
     """emulate_pr 0 while A holds EXCLUSIVE ACCESS: as in-tree, the
     reservation is no longer enforced (B reads and writes), since PR OUT
@@ -933,7 +1003,7 @@ def test_preempt_and_abort_through_the_preempted_nexus_port(
 def test_ending_a_registered_nexus_leaves_configfs_free(
         one_lun_two_sessions):
     """B is registered and has a write in flight, its completion delayed
-    30 s (inject/delay_write_us), when its node ACL's mapping of the LUN
+    20 s (inject/delay_write_us), when its node ACL's mapping of the LUN
     goes. Its I_T_L nexus ends only once that
     write is done (a PREEMPT AND ABORT would still wait for it), but the
     unmapping returns at once: the wait used to hold the configfs-wide
@@ -947,7 +1017,7 @@ def test_ending_a_registered_nexus_leaves_configfs_free(
              if os.path.islink(os.path.join(lun0, e))]
     assert links
     try:
-        t, done = held_write(d["so"], b, b"\xbb", 30000)
+        t, done = held_write(d["so"], b, b"\xbb", 20000)
         start = time.monotonic()
         for link in links:
             os.unlink(link)

@@ -9,6 +9,7 @@ it). Each reset returns in seconds, fio --verify=crc32c goes on without
 an error, another TPG's LUN keeps its data, and afterwards the LUNs unlink
 and the modules unload. inject/'s values themselves: test_inject.py."""
 import os
+import re
 import subprocess
 import time
 
@@ -194,3 +195,50 @@ def test_timed_out_commands_are_aborted(luns):
     assert len(aborts) == 1 and aborts[0][1] == 0, aborts
     assert aborts[0][2] > 2 * 10 ** 9, aborts
     assert (st, data) == (0, b"\xd1" * 512)
+
+
+def test_host_reset_waits_for_what_the_core_holds(luns, dmesg):
+    """The host reset is the midlayer's last resort: should it fail, the
+    disk goes offline and the midlayer takes back commands the core still
+    holds (their memory reused under a live timer). With the host's
+    eh_deadline 0 the error handler skips the abort and the other resets
+    and goes straight to a host reset, and a write (SG_IO, 1 s timeout)
+    is delayed 16 s, longer than a reset's 10 s wait: the host reset waits
+    it out (one "waiting" line in the kernel log) and succeeds, the disk
+    stays running, the write ends timed out with its data written. (It
+    used to fail after 10 s and take the disk offline.)"""
+    a = os.path.basename(luns["a"])
+    sa = luns["sa"]
+    sysd = "/sys/block/%s/device/" % a
+    host = re.search(r"/(host\d+)/", os.path.realpath(sysd)).group(1)
+    deadline = "/sys/class/scsi_host/%s/eh_deadline" % host
+    events = ftrace.tmr_events()
+    wr(deadline, "0")
+    tcmxlib.inject(sa, delay_write_us="16000000")
+    try:
+        fd = os.open(luns["sga"], os.O_RDWR)
+        try:
+            t0 = time.monotonic()
+            _, _, _, h = sgio(fd, WRITE10, dout=b"\xd2" * 512,
+                              timeout_ms=1000)
+            took = time.monotonic() - t0
+            tcmxlib.inject(sa, delay_write_us="0")
+            state = rd(sysd + "state").strip()
+            st, _, data, _ = sgio(fd, [0x28] + WRITE10[1:], din=512)
+        finally:
+            os.close(fd)
+    finally:
+        wr(deadline, "off")
+        tcmxlib.inject(sa, delay_write_us="0")
+    tmfs = events()
+    log = dmesg.read()
+    print("delayed write: %.2f s, host status %#x, state %s, tmfs %s" % (
+        took, h.host_status, state, tmfs))
+    assert state == "running", log
+    assert [(f, r) for f, r, _ in tmfs] == [("I_T_NEXUS_LOSS", 0)], tmfs
+    assert tmfs[0][2] > 10.5 * 10 ** 9, tmfs
+    assert h.host_status == DID_TIME_OUT and took >= 15.9, \
+        (h.host_status, took)
+    assert log.count("still in the target core, waiting") == 1, log
+    assert "reset failed" not in log, log
+    assert (st, data) == (0, b"\xd2" * 512)

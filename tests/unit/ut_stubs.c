@@ -41,7 +41,7 @@ enum tcmx_status tcmx_sanitize_wait(struct tcmx_cmd *cmd,
 	return status;
 }
 
-void tcmx_parked_abort_itl(struct tcmx_itl *itl)
+void tcmx_parked_abort_itl(struct tcmx_itl *itl, bool other)
 {
 }
 
