@@ -93,6 +93,8 @@ TIER_CORE_LEAVES_OUT = {
     "test_inject::test_nothing_programmed_costs_nothing",
     "test_inject::test_verdict_inside_the_write_exclusion",
     "test_task_management::test_host_reset_waits_for_what_the_core_holds",
+    "test_scsi_pr::test_ending_a_registered_nexus_leaves_configfs_free",
+    "test_scsi_pr::test_preempt_and_abort_through_the_preempted_nexus_port",
 }
 
 
