@@ -86,6 +86,13 @@ static const void *parked_key_of(struct tcmx_cmd *cmd, enum parked_key kind,
 	}
 }
 
+/* aborted from another I_T nexus: TASK ABORTED while TAS is 1 (SAM-5) */
+static enum parked_end parked_end_other(struct tcmx_dev *dev)
+{
+	return READ_ONCE(dev->attrib.emulate_tas) ? PARKED_TASK_ABORTED :
+						    PARKED_ABORTED;
+}
+
 static enum tcmx_status parked_status(struct tcmx_cmd *cmd, u8 end)
 {
 	if (end == PARKED_ENDED)
@@ -282,8 +289,7 @@ void tcmx_parked_abort_entry(struct tcmx_nexus *n, u64 id)
 void tcmx_parked_abort_itl(struct tcmx_itl *itl, bool other)
 {
 	parked_release(PARKED_ITL, itl, 0,
-		       other && READ_ONCE(itl->dev->attrib.emulate_tas) ?
-		       PARKED_TASK_ABORTED : PARKED_ABORTED);
+		       other ? parked_end_other(itl->dev) : PARKED_ABORTED);
 }
 
 /*
@@ -293,9 +299,7 @@ void tcmx_parked_abort_itl(struct tcmx_itl *itl, bool other)
  */
 void tcmx_parked_abort_dev(struct tcmx_dev *dev)
 {
-	parked_release(PARKED_DEV, dev, 0,
-		       READ_ONCE(dev->attrib.emulate_tas) ?
-		       PARKED_TASK_ABORTED : PARKED_ABORTED);
+	parked_release(PARKED_DEV, dev, 0, parked_end_other(dev));
 }
 
 /* inject/sanitize_ms (inject.c has the directory) */

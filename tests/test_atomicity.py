@@ -21,7 +21,7 @@ from collections import Counter
 import pytest
 
 import tcmxlib
-from tcmxlib import MiB, be, kcq, rw_cdb, sgio, wr
+from tcmxlib import MiB, be, caw_cdb, kcq, rw_cdb, sgio, wr
 
 MISCOMPARE = (0xe, 0x1d, 0x00)
 BS = 512
@@ -64,10 +64,6 @@ def read_range(fd, lba, nr):
     st, k, data = cmd(fd, rw_cdb(0x88, lba, nr), din=nr * BS)
     assert (st, k) == (0, None), (st, k)
     return data
-
-
-def caw_cdb(lba, n):
-    return [0x89, 0] + be(lba, 8) + [0, 0, 0, n, 0, 0]
 
 
 def counter(path, stop, out):

@@ -27,8 +27,9 @@ import time
 import pytest
 
 import tcmxlib
-from tcmxlib import (CHECK, GOOD, MiB, disk, err_of, kcq, link_lun, mk_rd,
-                     mk_target, rd, run, sg_raw, sgdev, sgio, unlink_lun, wr)
+from tcmxlib import (CHECK, GOOD, MiB, caw_cdb, disk, err_of, kcq, link_lun,
+                     mk_rd, mk_target, rd, run, sg_raw, sgdev, sgio,
+                     unlink_lun, wr)
 from tcmxlib import fio, ftrace
 from tcmxlib.sense import COMMAND_ABORTED
 
@@ -775,12 +776,6 @@ def test_nothing_programmed_costs_nothing(sg_lun):
     assert calls() == 0
 
 
-def caw(lba):
-    """COMPARE AND WRITE of one block at lba, zeros for zeros."""
-    return b"\x89\x00" + struct.pack(">Q", lba) + b"\x00" * 3 + \
-        b"\x01\x00\x00"
-
-
 def test_verdict_inside_the_write_exclusion(sg_lun):
     """A READ or WRITE that overlaps a COMPARE AND WRITE just done (the
     write exclusion: its window lingers 20 ms after the holder, and a
@@ -798,20 +793,20 @@ def test_verdict_inside_the_write_exclusion(sg_lun):
 
     def overlapping():
         for _ in range(rounds):
-            lun.good(caw(100), dout=bytes(2 * BS))
+            lun.good(caw_cdb(100, 1), dout=bytes(2 * BS))
             lun.medium(r10(100, 1), MEDIUM_READ, 100, n=1)
-            lun.good(caw(100), dout=bytes(2 * BS))
+            lun.good(caw_cdb(100, 1), dout=bytes(2 * BS))
             lun.medium(w10(100, 1), MEDIUM_WRITE, 100, dout=b"\xee" * BS)
         lun.put("badblocks", "clear")
         lun.put("fault", "aborted 1")
         for _ in range(rounds):
-            lun.good(caw(100), dout=bytes(2 * BS))
+            lun.good(caw_cdb(100, 1), dout=bytes(2 * BS))
             st, sense, _, _ = lun.cmd(r10(100, 1), din=BS)
             aborted.append((st, kcq(sense)))
         lun.put("fault", "none")
         lun.put("delay_read_us", "1000")
         for _ in range(rounds):
-            lun.good(caw(100), dout=bytes(2 * BS))
+            lun.good(caw_cdb(100, 1), dout=bytes(2 * BS))
             assert lun.read(100, 1) == bytes(BS)
         lun.put("delay_read_us", "0")
 

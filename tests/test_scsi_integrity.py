@@ -9,14 +9,10 @@ import subprocess
 
 import pytest
 
-from tcmxlib import (GiB, INVALID_FIELD, LBA_RANGE, MISCOMPARE, be, kcq,
-                     run, rw_cdb, sg_raw, sgio)
+from tcmxlib import (GiB, INVALID_FIELD, LBA_RANGE, MISCOMPARE, be,
+                     caw_cdb, kcq, run, rw_cdb, sg_raw, sgio)
 
 BLOCKS = GiB // 512     # the scsi_lun fixture's LUN 0
-
-
-def caw(lba, n, b1=0):
-    return [0x89, b1] + be(lba, 8) + [0, 0, 0, n, 0, 0]
 
 
 def pattern(seed, nblocks):
@@ -159,23 +155,23 @@ def test_compare_and_write(sg):
     MISCOMPARE names the first differing byte and changes nothing."""
     old, new = pattern(30, 3), pattern(31, 3)
     sg.write(500, old)
-    good(sg.cmd(caw(500, 3), dout=old + new))
+    good(sg.cmd(caw_cdb(500, 3), dout=old + new))
     assert sg.read(500, 3) == new
     # now the compare half is stale: byte 0 differs first
-    miscompare_at(sg.cmd(caw(500, 3), dout=old + pattern(32, 3)),
+    miscompare_at(sg.cmd(caw_cdb(500, 3), dout=old + pattern(32, 3)),
                   next(i for i in range(1536) if old[i] != new[i]))
     assert sg.read(500, 3) == new
     stale = bytearray(new)
     stale[1300] ^= 1
-    miscompare_at(sg.cmd(caw(500, 3, 0x18), dout=bytes(stale) + old), 1300)
+    miscompare_at(sg.cmd(caw_cdb(500, 3, 0x18), dout=bytes(stale) + old), 1300)
     assert sg.read(500, 3) == new
     # the data-out buffer is exactly twice the blocks
-    check(sg.cmd(caw(500, 3), dout=new + old[:1024]), INVALID_FIELD)
-    check(sg.cmd(caw(500, 1), dout=new + old), INVALID_FIELD)
-    check(sg.cmd(caw(BLOCKS - 1, 2), dout=bytes(2048)), LBA_RANGE)
-    check(sg.cmd(caw(500, 3, 0x20), dout=new + old), INVALID_FIELD)
+    check(sg.cmd(caw_cdb(500, 3), dout=new + old[:1024]), INVALID_FIELD)
+    check(sg.cmd(caw_cdb(500, 1), dout=new + old), INVALID_FIELD)
+    check(sg.cmd(caw_cdb(BLOCKS - 1, 2), dout=bytes(2048)), LBA_RANGE)
+    check(sg.cmd(caw_cdb(500, 3, 0x20), dout=new + old), INVALID_FIELD)
     # 0 blocks: nothing to do
-    good(sg.cmd(caw(500, 0)))
+    good(sg.cmd(caw_cdb(500, 0)))
     assert sg.read(500, 3) == new
 
 
@@ -206,7 +202,7 @@ def _incrementer(path, lba, count, wfd):
             cur = s.read(lba, 1)
             v = int.from_bytes(cur[:8], "big")
             nxt = (v + 1).to_bytes(8, "big") + cur[8:]
-            r = s.cmd(caw(lba, 1), dout=cur + nxt)
+            r = s.cmd(caw_cdb(lba, 1), dout=cur + nxt)
             if r[0] == 0 and r[1] is None:
                 goods += 1
             elif r[1] == MISCOMPARE:

@@ -22,8 +22,8 @@ configfs    clean() removes everything under /sys/kernel/config/target;
             two_nexuses(), hctl(), disk(), sgdev(), sd_attached()
 targetcli   tcli(), tcli_ok(), tree_text()
 scsi        sgio(), sg_io(), sgcmd() (SG_IO by ioctl), good(), check(),
-            be(), rw_cdb(), write_read_block(), prin(), prout(), sg_raw(),
-            tur(), unit_attentions(), tool(), field()
+            be(), rw_cdb(), caw_cdb(), write_read_block(), prin(), prout(),
+            sg_raw(), tur(), unit_attentions(), tool(), field()
 libiscsi    iscsi-test-cu over SG_IO (tools/conformance and the tests)
 
 and, imported by name (tcmxlib.stacks...), what the tools use:
@@ -71,7 +71,7 @@ from .configfs import (AUTOPROBE, clean, disk, free_hba_index, hctl, inject,
                        sd_attached, sd_off, setup_luns, sgdev, T, two_nexuses,
                        unlink_lun)
 from .targetcli import (ANSI, tcli, tcli_ok, TCLI_TIMES, tree_text)
-from .scsi import (be, check, cmd, field, good, prin, prout, rw_cdb,
+from .scsi import (be, caw_cdb, check, cmd, field, good, prin, prout, rw_cdb,
                    SG_DXFER_FROM_DEV, SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_IO,
                    sg_io, sg_raw, sgcmd, sgio, SgIoHdr, tool, tur, ua_clear,
                    unit_attentions, vpd83_ports, write_read_block)
@@ -103,8 +103,8 @@ __all__ = [
     "mk_rd", "mk_target", "new_wwn", "scsi_present", "sd_attached", "sd_off",
     "setup_luns", "sgdev", "T", "two_nexuses", "unlink_lun", "ANSI", "tcli",
     "tcli_ok", "TCLI_TIMES", "tree_text", "be", "check", "cmd", "field",
-    "good", "prin", "prout", "rw_cdb", "SG_DXFER_FROM_DEV", "SG_DXFER_NONE",
-    "SG_DXFER_TO_DEV", "SG_IO", "sg_io", "sg_raw", "sgcmd", "sgio", "SgIoHdr",
+    "good", "prin", "prout", "rw_cdb", "caw_cdb", "SG_DXFER_FROM_DEV",
+    "SG_DXFER_NONE", "SG_DXFER_TO_DEV", "SG_IO", "sg_io", "sg_raw", "sgcmd", "sgio", "SgIoHdr",
     "tool", "tur", "ua_clear", "unit_attentions", "vpd83_ports",
     "write_read_block", "iscsi_test_cu", "libiscsi_died", "LIBISCSI_KNOWN",
     "libiscsi_listing", "LIBISCSI_NOT_RUN", "libiscsi_parse", "libiscsi_run",

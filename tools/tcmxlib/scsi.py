@@ -25,6 +25,11 @@ def rw_cdb(op, lba, n, b1=0):
     return [op, b1] + be(lba, 8) + be(n, 4) + [0, 0]
 
 
+def caw_cdb(lba, n, b1=0):
+    """COMPARE AND WRITE of n blocks at lba (byte 1: b1)."""
+    return [0x89, b1] + be(lba, 8) + [0, 0, 0, n, 0, 0]
+
+
 class SgIoHdr(ctypes.Structure):
     _fields_ = [("interface_id", ctypes.c_int),
                 ("dxfer_direction", ctypes.c_int),
